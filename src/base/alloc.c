@@ -1,0 +1,85 @@
+/* base/alloc.c — allocation wrappers with failure injection for tests. */
+#include "base/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static long fail_countdown = -1; /* -1: never fail; test-only state */
+static long succeeded;
+
+static int should_fail(void)
+{
+	if (fail_countdown < 0)
+		return 0;
+	if (fail_countdown == 0)
+		return 1;
+	fail_countdown--;
+	return 0;
+}
+
+long ucg_alloc_fail_after(long n)
+{
+	long done = succeeded;
+
+	fail_countdown = n;
+	succeeded = 0;
+	return done;
+}
+
+void *ucg_malloc(size_t size)
+{
+	void *p;
+
+	if (should_fail())
+		return NULL;
+	p = malloc(size ? size : 1);
+	if (p)
+		succeeded++;
+	return p;
+}
+
+void *ucg_calloc(size_t nmemb, size_t size)
+{
+	void *p;
+
+	if (should_fail())
+		return NULL;
+	p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (p)
+		succeeded++;
+	return p;
+}
+
+void *ucg_realloc(void *ptr, size_t size)
+{
+	void *p;
+
+	if (should_fail())
+		return NULL;
+	p = realloc(ptr, size ? size : 1);
+	if (p)
+		succeeded++;
+	return p;
+}
+
+char *ucg_strndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *p = ucg_malloc(len + 1);
+
+	if (!p)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *ucg_strdup(const char *s)
+{
+	return ucg_strndup(s, strlen(s));
+}
+
+void ucg_free(void *ptr)
+{
+	free(ptr);
+}

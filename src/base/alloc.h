@@ -1,0 +1,25 @@
+/* base/alloc.h — allocation wrappers.
+ *
+ * Every allocation in the project goes through these so that a test can make the
+ * Nth allocation fail (ucg_alloc_fail_after) and check that each constructor unwinds
+ * with -ENOMEM and leaks nothing. This is the one piece of process-wide state below
+ * the front ends, and only tests touch it.
+ */
+#ifndef UCG_BASE_ALLOC_H
+#define UCG_BASE_ALLOC_H
+
+#include <stddef.h>
+
+void *ucg_malloc(size_t size);
+void *ucg_calloc(size_t nmemb, size_t size);
+void *ucg_realloc(void *ptr, size_t size);
+char *ucg_strdup(const char *s);
+char *ucg_strndup(const char *s, size_t n);
+void ucg_free(void *ptr);
+
+/* Test hook: after n more successful allocations, every allocation fails, until
+ * ucg_alloc_fail_after(-1) turns injection off. Returns how many allocations have
+ * succeeded since the last call. */
+long ucg_alloc_fail_after(long n);
+
+#endif

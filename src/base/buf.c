@@ -1,0 +1,113 @@
+/* base/buf.c — growable byte buffer. */
+#include "base/buf.h"
+#include "base/alloc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+void ucg_buf_init(struct ucg_buf *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->failed = 0;
+}
+
+void ucg_buf_fini(struct ucg_buf *b)
+{
+	if (!b)
+		return;
+	ucg_free(b->data);
+	ucg_buf_init(b);
+}
+
+void ucg_buf_reset(struct ucg_buf *b)
+{
+	b->len = 0;
+	b->failed = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+static int reserve(struct ucg_buf *b, size_t extra)
+{
+	size_t need, cap;
+	char *p;
+
+	if (b->failed)
+		return -1;
+	need = b->len + extra + 1;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	p = ucg_realloc(b->data, cap);
+	if (!p) {
+		b->failed = 1;
+		return -1;
+	}
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+void ucg_buf_append(struct ucg_buf *b, const void *data, size_t len)
+{
+	if (reserve(b, len) < 0)
+		return;
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+}
+
+void ucg_buf_puts(struct ucg_buf *b, const char *s)
+{
+	ucg_buf_append(b, s, strlen(s));
+}
+
+void ucg_buf_putc(struct ucg_buf *b, char c)
+{
+	ucg_buf_append(b, &c, 1);
+}
+
+void ucg_buf_vprintf(struct ucg_buf *b, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0 || reserve(b, (size_t)n) < 0)
+		return;
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void ucg_buf_printf(struct ucg_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ucg_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+int ucg_buf_error(const struct ucg_buf *b)
+{
+	return b->failed ? -ENOMEM : 0;
+}
+
+char *ucg_buf_steal(struct ucg_buf *b, size_t *ret_len)
+{
+	char *p;
+
+	if (!b->data && reserve(b, 0) < 0)
+		return NULL;
+	p = b->data;
+	if (ret_len)
+		*ret_len = b->len;
+	ucg_buf_init(b);
+	return p;
+}

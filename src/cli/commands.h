@@ -1,0 +1,9 @@
+/* cli/commands.h — the `ucg` subcommands. Each takes argv with argv[0] being the
+ * subcommand's name and returns the process exit status. Only src/cli prints. */
+#ifndef UCG_CLI_COMMANDS_H
+#define UCG_CLI_COMMANDS_H
+
+int cmd_demo(int argc, char **argv);
+int cmd_tc(int argc, char **argv);
+
+#endif

@@ -1,0 +1,41 @@
+/* cli/ucg.c — the `ucg` entry point: dispatches to a subcommand, like ip(8) or git. */
+#include "cli/commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "demo", cmd_demo, "run the seed's shell session against an in-memory engine" },
+	{ "tc", cmd_tc, "traffic control on a model instance (tc grammar)" },
+};
+
+static int usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: ucg COMMAND [ARGS...]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	return f == stderr ? 2 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2)
+		return usage(stderr);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
+		return usage(stdout);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "ucg: unknown command '%s' (try 'ucg help')\n", argv[1]);
+	return 2;
+}

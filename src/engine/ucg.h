@@ -1,0 +1,214 @@
+/* engine/ucg.h — the public API of libucg, the classic (v1) cgroup engine.
+ *
+ * The engine is pure: no I/O, no threads, no clock. A front end (the FUSE daemon, the
+ * simulator, a test) creates an engine, tells it about tasks through the task-provider
+ * calls (ucg_task_*), mounts hierarchies (ucg_mount) and then works on them through
+ * the path-based file API (ucg_fs_*), exactly as the VFS would on a cgroup v1 mount.
+ * Every call returns 0 (or a count) on success and a negative errno on failure, the
+ * errno the kernel gives in the same situation (shared/spec/core.md), and a failed
+ * call changes nothing. Outputs go through ret_ pointers, written only on success.
+ */
+#ifndef UCG_ENGINE_UCG_H
+#define UCG_ENGINE_UCG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/buf.h"
+
+struct ucg_engine;
+struct ucg_hierarchy;
+struct ucg_file;
+
+/* ---- credentials ---------------------------------------------------------------- */
+
+/* Capability bits, numbered as in <linux/capability.h>. */
+#define UCG_CAP_CHOWN (1ull << 0)
+#define UCG_CAP_DAC_OVERRIDE (1ull << 1)
+#define UCG_CAP_DAC_READ_SEARCH (1ull << 2)
+#define UCG_CAP_FOWNER (1ull << 3)
+#define UCG_CAP_SYS_ADMIN (1ull << 21)
+#define UCG_CAP_ALL (~0ull)
+
+/* The caller of a file operation: a process's credentials as the kernel sees them. */
+struct ucg_cred {
+	uint32_t uid, euid, suid, fsuid;
+	uint32_t gid, egid, sgid, fsgid;
+	const uint32_t *groups; /* supplementary groups, not owned; may be NULL */
+	size_t ngroups;
+	uint64_t caps; /* effective capabilities, UCG_CAP_* bits */
+	int tid;       /* the calling thread (what "0" written to tasks means); 0 if none */
+	int tgid;      /* its thread group */
+};
+
+/* Full root: uid 0 everywhere and every capability. */
+struct ucg_cred ucg_cred_root(void);
+/* An unprivileged user: all uids = uid, all gids = gid, no capabilities. */
+struct ucg_cred ucg_cred_user(uint32_t uid, uint32_t gid);
+
+/* ---- engine --------------------------------------------------------------------- */
+
+/* What the engine is told about a task (one thread). */
+struct ucg_task_info {
+	int tid;
+	int tgid;
+	uint32_t ruid, euid, suid, fsuid;
+	uint32_t rgid, egid, sgid, fsgid;
+	unsigned flags; /* UCG_TASK_* */
+	uint64_t start_time; /* provider-defined, tells a reused tid from its predecessor */
+};
+
+#define UCG_TASK_KTHREAD 0x1u         /* a kernel thread */
+#define UCG_TASK_NO_SETAFFINITY 0x2u /* kthread that must never move (EINVAL on attach) */
+
+/* How the engine reaches back to whoever feeds it tasks. Every member may be NULL. */
+struct ucg_provider_ops {
+	/* Called before the engine resolves a pid written to cgroup.procs/tasks or lists
+	 * members, so the provider can apply fork/exit events still queued. */
+	void (*sync)(void *ctx, struct ucg_engine *e);
+	/* A task's membership changed in hierarchy hierarchy_id (attach or fork into a
+	 * non-root cgroup); enforcement front ends re-read what they enforce. */
+	void (*task_moved)(void *ctx, struct ucg_engine *e, int tid, int hierarchy_id);
+	/* A release notification was queued: ucg_release_next() has something. */
+	void (*release_queued)(void *ctx, struct ucg_engine *e);
+};
+
+struct ucg_engine_config {
+	const struct ucg_provider_ops *provider;
+	void *provider_ctx;
+	/* The machine the controllers describe (cpuset masks, cpuacct arrays).
+	 * 0 means 1. */
+	unsigned nr_cpus;
+	unsigned nr_mems;
+};
+
+int ucg_engine_new(const struct ucg_engine_config *cfg, struct ucg_engine **ret);
+void ucg_engine_free(struct ucg_engine *e);
+
+/* ---- task provider calls -------------------------------------------------------- */
+
+/* A task that already exists: it joins the root cgroup of every hierarchy (-EEXIST if
+ * the tid is known and alive). */
+int ucg_task_add(struct ucg_engine *e, const struct ucg_task_info *info);
+/* parent_tid created child: the child starts in its creator's cgroups in every
+ * hierarchy. A controller may refuse (pids: -EAGAIN); then nothing is added. */
+int ucg_task_fork(struct ucg_engine *e, int parent_tid, const struct ucg_task_info *child);
+/* The thread exited: it stops being a member (it stays as a zombie until reaped). */
+int ucg_task_exit(struct ucg_engine *e, int tid);
+/* The zombie is gone; the tid may be reused. Reaping a live task exits it first. */
+int ucg_task_reap(struct ucg_engine *e, int tid);
+/* New credentials for a thread (setuid and friends). */
+int ucg_task_set_cred(struct ucg_engine *e, const struct ucg_task_info *info);
+int ucg_task_get_info(struct ucg_engine *e, int tid, struct ucg_task_info *ret);
+/* Number of tasks the engine knows (zombies included). */
+size_t ucg_task_count(const struct ucg_engine *e);
+
+/* ---- hierarchies ---------------------------------------------------------------- */
+
+/* Detail the errno cannot carry, in the kernel log's words ("Unknown subsys name 'x'"). */
+struct ucg_err {
+	char msg[160];
+};
+
+/* mount -t cgroup -o OPTS: finds the hierarchy that matches OPTS or creates one, and
+ * counts one more mount of it. opts may be NULL (= all). */
+int ucg_mount(struct ucg_engine *e, const char *opts, struct ucg_hierarchy **ret,
+	      struct ucg_err *err);
+/* One mount of h goes away. h is destroyed when it was the last and the root has no
+ * child cgroups; the pointer must not be used after that. */
+int ucg_umount(struct ucg_engine *e, struct ucg_hierarchy *h);
+/* mount -o remount,OPTS. */
+int ucg_remount(struct ucg_engine *e, struct ucg_hierarchy *h, const char *opts,
+		struct ucg_err *err);
+
+int ucg_hierarchy_id(const struct ucg_hierarchy *h);
+const char *ucg_hierarchy_name(const struct ucg_hierarchy *h); /* "" if unnamed */
+int ucg_hierarchy_mount_count(const struct ucg_hierarchy *h);
+/* Iterates live hierarchies (mounted or not) in creation order; NULL starts/ends. */
+struct ucg_hierarchy *ucg_hierarchy_next(struct ucg_engine *e, struct ucg_hierarchy *prev);
+struct ucg_hierarchy *ucg_hierarchy_find(struct ucg_engine *e, int id);
+/* The super-options of /proc/self/mountinfo ("rw,cpu,name=x"), appended to out. */
+int ucg_hierarchy_format_options(const struct ucg_hierarchy *h, struct ucg_buf *out);
+/* The controller list of /proc/PID/cgroup ("cpu,cpuacct", "name=systemd"). */
+int ucg_hierarchy_format_controllers(const struct ucg_hierarchy *h, struct ucg_buf *out);
+
+/* ---- the file API --------------------------------------------------------------- */
+
+/* Paths are within a hierarchy, "/" being its root: "/a/b/tasks". */
+struct ucg_stat {
+	uint64_t ino;
+	uint32_t mode; /* S_IFDIR/S_IFREG | permission bits */
+	uint32_t uid, gid;
+	uint32_t nlink;
+};
+
+typedef int (*ucg_filldir_fn)(void *ctx, const char *name, const struct ucg_stat *st);
+
+int ucg_fs_getattr(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		   const struct ucg_cred *cred, struct ucg_stat *ret);
+/* Lists "." and ".." then the entries; stops early if fn returns non-zero. */
+int ucg_fs_readdir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		   const struct ucg_cred *cred, ucg_filldir_fn fn, void *ctx);
+/* flags: O_RDONLY/O_WRONLY/O_RDWR, plus O_CREAT/O_EXCL/O_TRUNC/O_APPEND. The opener's
+ * credentials are kept with the handle (6.18 checks attach against them). */
+int ucg_fs_open(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path, int flags,
+		const struct ucg_cred *cred, struct ucg_file **ret);
+/* Reads from the content snapshot taken at the first read or at offset 0. */
+ssize_t ucg_fs_read(struct ucg_file *f, char *buf, size_t size, off_t off);
+/* One write is one command. Returns size on success. */
+ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size);
+void ucg_fs_release(struct ucg_file *f);
+int ucg_fs_mkdir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		 uint32_t mode, const struct ucg_cred *cred);
+int ucg_fs_rmdir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		 const struct ucg_cred *cred);
+int ucg_fs_rename(struct ucg_engine *e, struct ucg_hierarchy *h, const char *from,
+		  const char *to, const struct ucg_cred *cred);
+int ucg_fs_chmod(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		 uint32_t mode, const struct ucg_cred *cred);
+/* uid or gid (uint32_t)-1 leaves it unchanged. */
+int ucg_fs_chown(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		 uint32_t uid, uint32_t gid, const struct ucg_cred *cred);
+/* create/mknod/symlink/link/unlink: what the cgroup filesystem answers. */
+int ucg_fs_create(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		  const struct ucg_cred *cred);
+int ucg_fs_unlink(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		  const struct ucg_cred *cred);
+
+/* Convenience for tests and the simulator: open, read the whole file, close. The text
+ * is appended to out. */
+int ucg_fs_read_all(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		    const struct ucg_cred *cred, struct ucg_buf *out);
+/* Open for writing, one write(2) of len bytes, close. Returns 0 or -errno (open's or
+ * write's). */
+int ucg_fs_write_all(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		     const struct ucg_cred *cred, const char *data, size_t len);
+
+/* ---- views ---------------------------------------------------------------------- */
+
+/* /proc/PID/cgroup (thread == 0: the thread group's leader view) or
+ * /proc/PID/task/TID/cgroup (thread != 0), appended to out. -ESRCH if unknown. */
+int ucg_proc_cgroup(struct ucg_engine *e, int pid, int thread, struct ucg_buf *out);
+/* /proc/cgroups, appended to out. */
+int ucg_proc_cgroups(struct ucg_engine *e, struct ucg_buf *out);
+
+/* ---- release notification --------------------------------------------------------- */
+
+struct ucg_release {
+	int hierarchy_id;
+	char *agent; /* the hierarchy's release_agent at the time of the call */
+	char *path;  /* the cgroup's path from the hierarchy root, "/a/b" */
+};
+
+/* Pops the oldest pending notification whose hierarchy has a release agent.
+ * Returns 1 and fills *ret (free it with ucg_release_fini), or 0 when none is left. */
+int ucg_release_next(struct ucg_engine *e, struct ucg_release *ret);
+void ucg_release_fini(struct ucg_release *r);
+
+/* ---- errors ----------------------------------------------------------------------- */
+
+/* strerror-like text for the engine's negative errnos (front ends may use strerror). */
+const char *ucg_strerror(int negative_errno);
+
+#endif
