@@ -1,0 +1,44 @@
+/* base/htable.h — an intrusive chained hash table.
+ *
+ * Members embed a struct ucg_hnode and carry their own key; the caller computes the
+ * hash and supplies an equality callback on lookup. The table grows (doubling) when
+ * the load passes 1, so lookups stay O(1) on average. Growth may fail with -ENOMEM,
+ * in which case the insert fails and the table is unchanged.
+ */
+#ifndef UCG_BASE_HTABLE_H
+#define UCG_BASE_HTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ucg_hnode {
+	struct ucg_hnode *next;
+	uint64_t hash;
+};
+
+struct ucg_htable {
+	struct ucg_hnode **buckets;
+	size_t nbuckets; /* a power of two, 0 before the first insert */
+	size_t count;
+};
+
+typedef int (*ucg_hmatch_fn)(const struct ucg_hnode *node, const void *key);
+
+void ucg_htable_init(struct ucg_htable *t);
+/* Frees the bucket array only; members belong to the caller. */
+void ucg_htable_fini(struct ucg_htable *t);
+/* Makes room for one more entry (may allocate): call before a change that must not
+ * fail half-way, then ucg_htable_insert cannot fail. */
+int ucg_htable_reserve(struct ucg_htable *t);
+int ucg_htable_insert(struct ucg_htable *t, struct ucg_hnode *n, uint64_t hash);
+void ucg_htable_remove(struct ucg_htable *t, struct ucg_hnode *n);
+struct ucg_hnode *ucg_htable_find(const struct ucg_htable *t, uint64_t hash,
+				  ucg_hmatch_fn match, const void *key);
+/* Visits every member; fn may not modify the table. Stops when fn returns non-zero. */
+int ucg_htable_each(const struct ucg_htable *t, int (*fn)(struct ucg_hnode *n, void *ctx),
+		    void *ctx);
+
+uint64_t ucg_hash_bytes(const void *data, size_t len, uint64_t seed);
+uint64_t ucg_hash_u64(uint64_t v);
+
+#endif

@@ -1,0 +1,50 @@
+/* engine/cftype.h — control-file descriptors (the kernel's cftype, our own shape).
+ *
+ * A controller (or the core) describes each of its files once, in a const table. The
+ * core owns parsing: it enforces the one-page write limit, cuts the text at the first
+ * NUL, parses by the handler kind chosen (u64, s64 or raw text) and only then calls
+ * the handler, which receives a typed value. A file with no write handler refuses
+ * writes with EINVAL (root gets past the 0444 mode at open and fails here).
+ */
+#ifndef UCG_ENGINE_CFTYPE_H
+#define UCG_ENGINE_CFTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "engine/ucg.h"
+
+struct ucg_cgroup;
+struct ucg_css;
+struct ucg_cftype;
+
+/* What a handler sees of the open file. */
+struct ucg_of {
+	struct ucg_engine *e;
+	struct ucg_cgroup *cg;
+	struct ucg_css *css; /* the controller's state for cg; NULL for core files */
+	const struct ucg_cftype *cft;
+	struct ucg_cred cred; /* the opener's credentials (captured at open) */
+};
+
+#define UCG_CFT_ONLY_ON_ROOT 0x1u
+#define UCG_CFT_NOT_ON_ROOT 0x2u
+
+struct ucg_cftype {
+	const char *name; /* without the "<controller>." prefix */
+	unsigned flags;   /* UCG_CFT_* */
+	uint32_t mode;    /* permission bits: 0644, 0444, 0200 */
+	/* Largest accepted write; 0 means one page (4096). Longer writes: E2BIG. */
+	size_t max_write_len;
+	/* Appends the file's content. NULL: reading fails with EINVAL (write-only file). */
+	int (*show)(struct ucg_of *of, struct ucg_buf *out);
+	/* At most one of these three is set. */
+	int (*write_u64)(struct ucg_of *of, uint64_t v);
+	int (*write_s64)(struct ucg_of *of, int64_t v);
+	/* Raw text up to the first NUL (not stripped); returns 0 or -errno. */
+	int (*write)(struct ucg_of *of, const char *buf, size_t len);
+	unsigned long private; /* handler-specific (which field, which page size...) */
+};
+
+#endif

@@ -1,0 +1,354 @@
+/* engine/cgroup.c — the cgroup tree (core.md §3, §4, §5 minus permissions).
+ *
+ * Each cgroup keeps its children twice: a list in creation order (readdir, teardown)
+ * and a hash table by name, so a path resolves in O(depth). A removed cgroup leaves the
+ * tree at once (its name is reusable immediately, as on the kernel) but its memory
+ * lives on while open files or a queued release notification still reference it;
+ * I/O on such files then fails with ENODEV.
+ */
+#include "engine/cgroup.h"
+#include "base/alloc.h"
+#include "engine/hierarchy.h"
+#include "engine/release.h"
+
+#include <errno.h>
+#include <string.h>
+
+static uint64_t name_hash(const char *name, size_t len)
+{
+	return ucg_hash_bytes(name, len, 0x9e3779b97f4a7c15ull);
+}
+
+struct name_key {
+	const char *name;
+	size_t len;
+};
+
+static int name_match(const struct ucg_hnode *n, const void *key)
+{
+	const struct ucg_cgroup *cg = ucg_container_of(n, struct ucg_cgroup, name_node);
+	const struct name_key *k = key;
+
+	return strlen(cg->name) == k->len && !memcmp(cg->name, k->name, k->len);
+}
+
+struct ucg_cgroup *ucg_cgroup_find_child(const struct ucg_cgroup *cg, const char *name,
+					 size_t len)
+{
+	struct name_key k = { name, len };
+	struct ucg_hnode *n = ucg_htable_find(&cg->child_names, name_hash(name, len),
+					      name_match, &k);
+
+	return n ? ucg_container_of(n, struct ucg_cgroup, name_node) : NULL;
+}
+
+int ucg_cgroup_is_root(const struct ucg_cgroup *cg)
+{
+	return cg->parent == NULL;
+}
+
+int ucg_cgroup_populated(const struct ucg_cgroup *cg)
+{
+	return cg->nr_populated_csets > 0;
+}
+
+const struct ucg_dirfile *ucg_cgroup_files(const struct ucg_cgroup *cg, int *ret_n)
+{
+	if (!cg->parent) {
+		*ret_n = cg->h->nr_root_files;
+		return cg->h->root_files;
+	}
+	*ret_n = cg->h->nr_child_files;
+	return cg->h->child_files;
+}
+
+int ucg_cgroup_find_file(const struct ucg_cgroup *cg, const char *name, size_t len)
+{
+	int n, lo = 0, hi;
+	const struct ucg_dirfile *f = ucg_cgroup_files(cg, &n);
+
+	/* The table is sorted by name: binary search, no strcmp chains. */
+	hi = n - 1;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		size_t fl = strlen(f[mid].name);
+		int c = memcmp(f[mid].name, name, fl < len ? fl : len);
+
+		if (!c)
+			c = fl < len ? -1 : fl > len ? 1 : 0;
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static int alloc_file_attrs(struct ucg_cgroup *cg, uint32_t uid, uint32_t gid)
+{
+	int n, i;
+	const struct ucg_dirfile *f = ucg_cgroup_files(cg, &n);
+	struct ucg_file_attr *a = ucg_calloc((size_t)n, sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		a[i].mode = f[i].cft->mode;
+		a[i].uid = uid;
+		a[i].gid = gid;
+	}
+	cg->file_attrs = a;
+	return 0;
+}
+
+void ucg_cgroup_css_destroy(struct ucg_cgroup *cg, uint32_t mask)
+{
+	int i;
+
+	for (i = UCG_SUBSYS_COUNT - 1; i >= 0; i--) {
+		struct ucg_css *css = cg->css[i];
+
+		if (!(mask & (1u << i)) || !css)
+			continue;
+		if (css->online && css->ss->css_offline)
+			css->ss->css_offline(css);
+		css->online = 0;
+		if (css->ss->css_free)
+			css->ss->css_free(css);
+		ucg_free(css);
+		cg->css[i] = NULL;
+	}
+}
+
+int ucg_cgroup_css_create(struct ucg_cgroup *cg, uint32_t mask)
+{
+	int i, r = 0;
+
+	for (i = 0; i < UCG_SUBSYS_COUNT; i++) {
+		const struct ucg_subsys *ss = ucg_subsys_table[i];
+		struct ucg_css *css;
+
+		if (!(mask & (1u << i)))
+			continue;
+		css = ucg_calloc(1, ss->css_size);
+		if (!css) {
+			r = -ENOMEM;
+			goto unwind;
+		}
+		css->ss = ss;
+		css->cgroup = cg;
+		if (ss->css_alloc) {
+			r = ss->css_alloc(css, cg->parent ? cg->parent->css[i] : NULL);
+			if (r < 0) {
+				ucg_free(css);
+				goto unwind;
+			}
+		}
+		cg->css[i] = css;
+	}
+	for (i = 0; i < UCG_SUBSYS_COUNT; i++) {
+		struct ucg_css *css = cg->css[i];
+
+		if (!(mask & (1u << i)) || !css)
+			continue;
+		if (css->ss->css_online) {
+			r = css->ss->css_online(css);
+			if (r < 0)
+				goto unwind;
+		}
+		css->online = 1;
+	}
+	return 0;
+unwind:
+	ucg_cgroup_css_destroy(cg, mask);
+	return r;
+}
+
+static struct ucg_cgroup *cgroup_alloc(struct ucg_hierarchy *h, const char *name, size_t len)
+{
+	struct ucg_cgroup *cg = ucg_calloc(1, sizeof(*cg));
+
+	if (!cg)
+		return NULL;
+	cg->name = ucg_strndup(name, len);
+	if (!cg->name) {
+		ucg_free(cg);
+		return NULL;
+	}
+	cg->h = h;
+	cg->serial = ++h->e->serial;
+	ucg_list_init(&cg->children);
+	ucg_list_init(&cg->sibling);
+	ucg_list_init(&cg->cset_links);
+	ucg_htable_init(&cg->child_names);
+	cg->refcnt = 1;
+	h->refcnt++;
+	return cg;
+}
+
+static void cgroup_free(struct ucg_cgroup *cg)
+{
+	struct ucg_hierarchy *h = cg->h;
+
+	ucg_cgroup_css_destroy(cg, h->ss_mask);
+	ucg_htable_fini(&cg->child_names);
+	ucg_free(cg->file_attrs);
+	ucg_free(cg->name);
+	ucg_free(cg);
+	ucg_hierarchy_put(h);
+}
+
+int ucg_cgroup_new_root(struct ucg_hierarchy *h, struct ucg_cgroup **ret)
+{
+	struct ucg_cgroup *cg = cgroup_alloc(h, "", 0);
+	int r;
+
+	if (!cg)
+		return -ENOMEM;
+	cg->mode = 0555;
+	r = alloc_file_attrs(cg, 0, 0);
+	if (r < 0)
+		goto fail;
+	r = ucg_cgroup_css_create(cg, h->ss_mask);
+	if (r < 0)
+		goto fail;
+	*ret = cg;
+	return 0;
+fail:
+	cgroup_free(cg);
+	return r;
+}
+
+void ucg_cgroup_free_root(struct ucg_cgroup *root)
+{
+	cgroup_free(root);
+}
+
+int ucg_cgroup_create(struct ucg_cgroup *parent, const char *name, size_t len, uint32_t mode,
+		      uint32_t uid, uint32_t gid, struct ucg_cgroup **ret)
+{
+	struct ucg_hierarchy *h = parent->h;
+	struct ucg_cgroup *cg;
+	int r;
+
+	if (ucg_cgroup_find_child(parent, name, len) || ucg_cgroup_find_file(parent, name, len) >= 0)
+		return -EEXIST;
+	cg = cgroup_alloc(h, name, len);
+	if (!cg)
+		return -ENOMEM;
+	cg->parent = parent;
+	cg->mode = mode & 07777;
+	cg->uid = uid;
+	cg->gid = gid;
+	/* Copied once, at creation (core.md §3.3). */
+	cg->notify_on_release = parent->notify_on_release;
+	cg->clone_children = parent->clone_children;
+	r = alloc_file_attrs(cg, uid, gid);
+	if (r < 0)
+		goto fail;
+	r = ucg_htable_reserve(&parent->child_names);
+	if (r < 0)
+		goto fail;
+	r = ucg_cgroup_css_create(cg, h->ss_mask);
+	if (r < 0)
+		goto fail;
+	ucg_htable_insert(&parent->child_names, &cg->name_node, name_hash(name, len));
+	ucg_list_add_tail(&parent->children, &cg->sibling);
+	parent->nr_children++;
+	h->nr_cgroups++;
+	*ret = cg;
+	return 0;
+fail:
+	cg->parent = NULL;
+	cgroup_free(cg);
+	return r;
+}
+
+int ucg_cgroup_remove(struct ucg_cgroup *cg)
+{
+	struct ucg_cgroup *parent = cg->parent;
+
+	if (!parent)
+		return -EBUSY;
+	if (ucg_cgroup_populated(cg) || cg->nr_children)
+		return -EBUSY;
+	ucg_htable_remove(&parent->child_names, &cg->name_node);
+	ucg_list_del(&cg->sibling);
+	parent->nr_children--;
+	cg->h->nr_cgroups--;
+	cg->removed = 1;
+	{
+		int i;
+
+		/* Offline now: the controllers see the cgroup go at rmdir, as in the kernel;
+		 * the memory is freed with the last reference. */
+		for (i = 0; i < UCG_SUBSYS_COUNT; i++) {
+			struct ucg_css *css = cg->css[i];
+
+			if (css && css->online) {
+				if (css->ss->css_offline)
+					css->ss->css_offline(css);
+				css->online = 0;
+			}
+		}
+	}
+	/* A parent that just lost its last child may now be releasable (core.md §10.1 b). */
+	ucg_release_check(parent);
+	ucg_cgroup_put(cg);
+	return 0;
+}
+
+int ucg_cgroup_rename(struct ucg_cgroup *cg, const char *name, size_t len)
+{
+	struct ucg_cgroup *parent = cg->parent, *other;
+	char *copy;
+	int r;
+
+	other = ucg_cgroup_find_child(parent, name, len);
+	if (other == cg)
+		return 0;
+	if (other || ucg_cgroup_find_file(parent, name, len) >= 0)
+		return -EEXIST;
+	copy = ucg_strndup(name, len);
+	if (!copy)
+		return -ENOMEM;
+	ucg_htable_remove(&parent->child_names, &cg->name_node);
+	/* Cannot fail: the entry we just removed left room. */
+	r = ucg_htable_insert(&parent->child_names, &cg->name_node, name_hash(name, len));
+	(void)r;
+	ucg_free(cg->name);
+	cg->name = copy;
+	return 0;
+}
+
+void ucg_cgroup_get(struct ucg_cgroup *cg)
+{
+	cg->refcnt++;
+}
+
+void ucg_cgroup_put(struct ucg_cgroup *cg)
+{
+	if (--cg->refcnt == 0)
+		cgroup_free(cg);
+}
+
+static int path_rec(const struct ucg_cgroup *cg, struct ucg_buf *out)
+{
+	if (!cg->parent)
+		return 0;
+	path_rec(cg->parent, out);
+	ucg_buf_putc(out, '/');
+	ucg_buf_puts(out, cg->name);
+	return 0;
+}
+
+int ucg_cgroup_path(const struct ucg_cgroup *cg, struct ucg_buf *out)
+{
+	if (!cg->parent)
+		ucg_buf_putc(out, '/');
+	else
+		path_rec(cg, out);
+	return ucg_buf_error(out);
+}

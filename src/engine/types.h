@@ -1,0 +1,151 @@
+/* engine/types.h — the engine's object model (the kernel's cgroup-defs.h, our shape).
+ *
+ *   engine ──< hierarchy ──1 root cgroup ──< child cgroups ...        (one tree each)
+ *      │          └── slot: a small index naming the hierarchy in css_sets
+ *      ├──< css_set: a unique combination of memberships, shared by refcount
+ *      │       └── links[]: (slot, cgroup) for each hierarchy where it is NOT the root
+ *      └──< task ── css_set (NULL once exited: a zombie shows the roots everywhere)
+ *
+ * A css_set names only the non-root cgroups, sorted by slot; a hierarchy missing from
+ * it means "its root". So creating a hierarchy touches no css_set, a fork just takes
+ * its parent's set (O(1)), and tasks with the same memberships share one set.
+ * Ownership: the engine owns hierarchies, css_sets and tasks; a hierarchy owns its
+ * cgroups; a cgroup owns its css (one per controller bound to the hierarchy).
+ */
+#ifndef UCG_ENGINE_TYPES_H
+#define UCG_ENGINE_TYPES_H
+
+#include <stdint.h>
+
+#include "base/htable.h"
+#include "base/list.h"
+#include "engine/subsys.h"
+#include "engine/ucg.h"
+
+/* Live hierarchies at once (each takes a slot); the kernel has no fixed limit. */
+#define UCG_MAX_HIERARCHIES 64
+#define UCG_PAGE_SIZE 4096
+#define UCG_PATH_MAX 4096
+#define UCG_NAME_MAX 63 /* hierarchy names */
+
+#define UCG_HF_NOPREFIX 0x1u
+#define UCG_HF_XATTR 0x2u
+#define UCG_HF_CPUSET_V2_MODE 0x4u
+#define UCG_HF_FAVORDYNMODS 0x8u
+
+/* Ownership and mode of one control file in one cgroup (chmod/chown stick to it). */
+struct ucg_file_attr {
+	uint32_t mode, uid, gid;
+};
+
+/* One control file of a directory: the descriptor and whose it is (NULL: core). */
+struct ucg_dirfile {
+	const struct ucg_cftype *cft;
+	const struct ucg_subsys *ss;
+	char *name; /* full name, prefix included */
+};
+
+struct ucg_hierarchy {
+	struct ucg_engine *e;
+	int id;       /* kernel-style hierarchy id, allocated cyclically from 1 */
+	int slot;     /* index in css_set links, 0..UCG_MAX_HIERARCHIES-1 */
+	uint64_t seq; /* creation sequence: /proc/PID/cgroup lists newest first */
+	char name[UCG_NAME_MAX + 1];
+	uint32_t ss_mask; /* bound controllers, bit = enum ucg_subsys_id */
+	unsigned flags;   /* UCG_HF_* */
+	char *release_agent; /* never NULL; "" when unset */
+	int mount_count;
+	int nr_cgroups; /* root included */
+	/* One reference while live, one per cgroup still allocated (removed cgroups kept
+	 * by open files included), so a cgroup never outlives its hierarchy's data. */
+	int refcnt;
+	int dead; /* destroyed: out of the engine's list, its slot and id free */
+	struct ucg_cgroup *root;
+	struct ucg_list node; /* in engine->hierarchies, creation order */
+	/* The files of the root and of every other cgroup, sorted by name. Rebuilt when
+	 * controllers are bound or released (only possible while the root is alone). */
+	struct ucg_dirfile *root_files, *child_files;
+	int nr_root_files, nr_child_files;
+};
+
+struct ucg_cgroup {
+	struct ucg_hierarchy *h;
+	struct ucg_cgroup *parent; /* NULL for the root */
+	char *name;                /* "" for the root */
+	uint64_t serial;           /* unique in the engine; inode numbers derive from it */
+	struct ucg_list sibling;   /* in parent->children, creation order */
+	struct ucg_list children;
+	struct ucg_hnode name_node; /* in parent->child_names */
+	struct ucg_htable child_names;
+	int nr_children;
+	uint32_t mode, uid, gid; /* the directory's */
+	struct ucg_file_attr *file_attrs; /* parallel to the hierarchy's file table */
+	unsigned notify_on_release : 1;
+	unsigned clone_children : 1;
+	unsigned removed : 1;
+	unsigned release_queued : 1;
+	/* References: the tree holds one until rmdir; each open file and a queued release
+	 * notification hold one. Freed when it drops to zero. */
+	int refcnt;
+	int nr_populated_csets; /* linked css_sets that have live tasks */
+	struct ucg_list cset_links; /* struct ucg_cset_link.cg_node */
+	struct ucg_css *css[UCG_SUBSYS_COUNT]; /* one per bound controller */
+};
+
+struct ucg_cset_link {
+	int slot;
+	struct ucg_cgroup *cg;
+	struct ucg_css_set *cset;
+	struct ucg_list cg_node; /* in cg->cset_links */
+};
+
+struct ucg_css_set {
+	struct ucg_hnode node; /* in engine->csets, keyed by links */
+	struct ucg_list all;   /* engine->cset_list */
+	int refcnt;            /* tasks that point here, plus temporary references */
+	int nr_tasks;          /* live tasks on the list below */
+	struct ucg_list tasks;
+	int nr_links;
+	struct ucg_cset_link links[]; /* sorted by slot */
+};
+
+struct ucg_tgroup {
+	struct ucg_hnode node; /* in engine->tgroups by tgid */
+	int tgid;
+	int nr_threads; /* threads in the table, zombies included */
+	struct ucg_list threads;
+};
+
+struct ucg_task {
+	struct ucg_hnode node; /* in engine->tasks by tid */
+	struct ucg_task_info info;
+	struct ucg_tgroup *tg;
+	struct ucg_list tg_node;
+	struct ucg_css_set *cset; /* NULL when exited (a zombie is in no cgroup) */
+	struct ucg_list cset_node;
+	int exited;
+};
+
+struct ucg_release_req {
+	struct ucg_list node;
+	struct ucg_cgroup *cg; /* holds a reference */
+};
+
+struct ucg_engine {
+	struct ucg_engine_config cfg;
+	struct ucg_list hierarchies;
+	struct ucg_hierarchy *slots[UCG_MAX_HIERARCHIES];
+	int last_id;     /* hierarchy ids are handed out cyclically after this one */
+	uint64_t hseq;   /* hierarchy creation counter */
+	uint64_t serial; /* cgroup serial counter */
+	uint32_t bound_mask; /* controllers bound to some live hierarchy */
+	struct ucg_htable csets;
+	struct ucg_list cset_list;
+	size_t nr_csets;
+	struct ucg_css_set *empty_cset; /* the all-roots set; always present */
+	struct ucg_htable tasks;
+	struct ucg_htable tgroups;
+	struct ucg_list releases; /* pending release notifications, oldest first */
+};
+
+#endif
