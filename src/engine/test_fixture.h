@@ -1,0 +1,116 @@
+/* engine/test_fixture.h — shared helpers for the engine's unit tests. */
+#ifndef UCG_ENGINE_TEST_FIXTURE_H
+#define UCG_ENGINE_TEST_FIXTURE_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "engine/ucg.h"
+#include "harness.h"
+
+static inline struct ucg_engine *fx_engine(void)
+{
+	struct ucg_engine *e = NULL;
+	int r = ucg_engine_new(NULL, &e);
+
+	T_EQ_INT(r, 0);
+	return e;
+}
+
+static inline struct ucg_hierarchy *fx_mount(struct ucg_engine *e, const char *opts)
+{
+	struct ucg_hierarchy *h = NULL;
+	int r = ucg_mount(e, opts, &h, NULL);
+
+	T_EQ_INT(r, 0);
+	return h;
+}
+
+/* Adds a single-threaded process with all ids = uid. */
+static inline void fx_proc(struct ucg_engine *e, int pid, unsigned uid)
+{
+	struct ucg_task_info ti;
+
+	memset(&ti, 0, sizeof(ti));
+	ti.tid = ti.tgid = pid;
+	ti.ruid = ti.euid = ti.suid = ti.fsuid = uid;
+	ti.rgid = ti.egid = ti.sgid = ti.fsgid = uid;
+	T_EQ_INT(ucg_task_add(e, &ti), 0);
+}
+
+/* Adds thread tid to process tgid (created by thread parent). */
+static inline void fx_thread(struct ucg_engine *e, int parent, int tgid, int tid, unsigned uid)
+{
+	struct ucg_task_info ti;
+
+	memset(&ti, 0, sizeof(ti));
+	ti.tid = tid;
+	ti.tgid = tgid;
+	ti.ruid = ti.euid = ti.suid = ti.fsuid = uid;
+	ti.rgid = ti.egid = ti.sgid = ti.fsgid = uid;
+	T_EQ_INT(ucg_task_fork(e, parent, &ti), 0);
+}
+
+/* Writes s (strlen bytes) as root; returns 0 or -errno. */
+static inline int fx_write(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			   const char *s)
+{
+	struct ucg_cred c = ucg_cred_root();
+
+	return ucg_fs_write_all(e, h, path, &c, s, strlen(s));
+}
+
+static inline int fx_write_as(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			      const struct ucg_cred *c, const char *s)
+{
+	return ucg_fs_write_all(e, h, path, c, s, strlen(s));
+}
+
+/* Reads the file as root into a static buffer ("<errno N>" on failure). */
+static inline const char *fx_read(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path)
+{
+	static char out[8192];
+	struct ucg_cred c = ucg_cred_root();
+	struct ucg_buf b;
+	int r;
+
+	ucg_buf_init(&b);
+	r = ucg_fs_read_all(e, h, path, &c, &b);
+	if (r < 0)
+		snprintf(out, sizeof(out), "<errno %d>", -r);
+	else
+		snprintf(out, sizeof(out), "%s", b.data ? b.data : "");
+	ucg_buf_fini(&b);
+	return out;
+}
+
+static inline int fx_mkdir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path)
+{
+	struct ucg_cred c = ucg_cred_root();
+
+	return ucg_fs_mkdir(e, h, path, 0755, &c);
+}
+
+static inline int fx_rmdir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path)
+{
+	struct ucg_cred c = ucg_cred_root();
+
+	return ucg_fs_rmdir(e, h, path, &c);
+}
+
+static inline const char *fx_proc_cgroup(struct ucg_engine *e, int pid)
+{
+	static char out[8192];
+	struct ucg_buf b;
+	int r;
+
+	ucg_buf_init(&b);
+	r = ucg_proc_cgroup(e, pid, 0, &b);
+	snprintf(out, sizeof(out), "%s", r < 0 ? "<err>" : b.data ? b.data : "");
+	ucg_buf_fini(&b);
+	return out;
+}
+
+#endif
