@@ -421,6 +421,88 @@ out:
 	return r;
 }
 
+int ucg_task_transfer(struct ucg_engine *e, struct ucg_cgroup *from, struct ucg_cgroup *to)
+{
+	struct ucg_hierarchy *h = from->h;
+	struct ucg_task **tasks = NULL;
+	struct ucg_cgroup **src = NULL;
+	struct ucg_css_set **news = NULL;
+	struct ucg_taskset ts;
+	struct ucg_list *pos;
+	size_t n = 0, cap = 0, i;
+	int r = 0, k;
+
+	if (from == to || to->h != h)
+		return from == to ? 0 : -EINVAL;
+	/* Collect first: moving changes the lists we walk. */
+	ucg_list_for_each(pos, &e->cset_list) {
+		struct ucg_css_set *cs = ucg_container_of(pos, struct ucg_css_set, all);
+		struct ucg_list *tp;
+
+		if (ucg_css_set_cgroup(cs, h) != from)
+			continue;
+		ucg_list_for_each(tp, &cs->tasks) {
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				struct ucg_task **nt = ucg_realloc(tasks, nc * sizeof(*nt));
+
+				if (!nt) {
+					r = -ENOMEM;
+					goto out;
+				}
+				tasks = nt;
+				cap = nc;
+			}
+			tasks[n++] = ucg_container_of(tp, struct ucg_task, cset_node);
+		}
+	}
+	if (!n)
+		goto out;
+	src = ucg_calloc(n, sizeof(*src));
+	news = ucg_calloc(n, sizeof(*news));
+	if (!src || !news) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		src[i] = from;
+		r = ucg_css_set_find(e, tasks[i]->cset, h, to, &news[i]);
+		if (r < 0)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct ucg_css_set *old = tasks[i]->cset;
+
+		ucg_css_set_del_task(old, tasks[i]);
+		tasks[i]->cset = news[i];
+		news[i] = NULL;
+		ucg_css_set_add_task(tasks[i]->cset, tasks[i]);
+		ucg_css_set_put(e, old);
+	}
+	ts.e = e;
+	ts.dst = to;
+	ts.tasks = tasks;
+	ts.nr_tasks = n;
+	ts.src = src;
+	for (k = 0; k < UCG_SUBSYS_COUNT; k++) {
+		const struct ucg_subsys *ss = ucg_subsys_table[k];
+
+		if ((h->ss_mask & (1u << k)) && ss->attach)
+			ss->attach(&ts, to->css[k]);
+	}
+	for (i = 0; i < n; i++)
+		notify_moved(e, tasks[i], h);
+	r = (int)n;
+out:
+	for (i = 0; news && i < n; i++)
+		if (news[i])
+			ucg_css_set_put(e, news[i]);
+	ucg_free(news);
+	ucg_free(src);
+	ucg_free(tasks);
+	return r;
+}
+
 /* ---- listing ----------------------------------------------------------------------- */
 
 static int cmp_int(const void *a, const void *b)

@@ -16,6 +16,11 @@ struct ucg_cgroup *ucg_task_cgroup(const struct ucg_task *t, const struct ucg_hi
  * kthreads and credentials, runs the controllers' two-phase attach. */
 int ucg_attach_pid(struct ucg_engine *e, struct ucg_cgroup *dst, int pid, int threadgroup,
 		   const struct ucg_cred *cred);
+/* Moves every live task of `from` into `to` (same hierarchy), as the kernel's
+ * cgroup_transfer_tasks does for cpuset's "look upward" fallback: the controllers'
+ * can_attach is not consulted (the move is forced), attach is called. Returns the
+ * number of tasks moved or -ENOMEM (then nothing moved). */
+int ucg_task_transfer(struct ucg_engine *e, struct ucg_cgroup *from, struct ucg_cgroup *to);
 /* Moves every task out of the way and frees the table (engine teardown). */
 void ucg_task_table_fini(struct ucg_engine *e);
 
