@@ -302,6 +302,35 @@ static int may_move(const struct ucg_cred *w, const struct ucg_task_info *t)
 	return w->euid == 0 || w->euid == t->ruid || w->euid == t->suid;
 }
 
+/* Switches each task to its new css_set (news[i], whose reference the task takes
+ * over), runs the controllers' attach and tells the provider. Cannot fail. */
+static void migrate_commit(struct ucg_engine *e, const struct ucg_taskset *ts,
+			   struct ucg_css_set **news)
+{
+	struct ucg_hierarchy *h = ts->dst->h;
+	size_t i;
+	int k;
+
+	for (i = 0; i < ts->nr_tasks; i++) {
+		struct ucg_task *t = ts->tasks[i];
+		struct ucg_css_set *old = t->cset;
+
+		ucg_css_set_del_task(old, t);
+		t->cset = news[i];
+		news[i] = NULL;
+		ucg_css_set_add_task(t->cset, t);
+		ucg_css_set_put(e, old);
+	}
+	for (k = 0; k < UCG_SUBSYS_COUNT; k++) {
+		const struct ucg_subsys *ss = ucg_subsys_table[k];
+
+		if ((h->ss_mask & (1u << k)) && ss->attach)
+			ss->attach(ts, ts->dst->css[k]);
+	}
+	for (i = 0; i < ts->nr_tasks; i++)
+		notify_moved(e, ts->tasks[i], h);
+}
+
 int ucg_attach_pid(struct ucg_engine *e, struct ucg_cgroup *dst, int pid, int threadgroup,
 		   const struct ucg_cred *cred)
 {
@@ -383,24 +412,7 @@ int ucg_attach_pid(struct ucg_engine *e, struct ucg_cgroup *dst, int pid, int th
 		ss_done = k + 1;
 	}
 
-	/* Commit: nothing below can fail. */
-	for (i = 0; i < n; i++) {
-		struct ucg_css_set *old = tasks[i]->cset;
-
-		ucg_css_set_del_task(old, tasks[i]);
-		tasks[i]->cset = news[i];
-		news[i] = NULL;
-		ucg_css_set_add_task(tasks[i]->cset, tasks[i]);
-		ucg_css_set_put(e, old);
-	}
-	for (k = 0; k < UCG_SUBSYS_COUNT; k++) {
-		const struct ucg_subsys *ss = ucg_subsys_table[k];
-
-		if ((h->ss_mask & (1u << k)) && ss->attach)
-			ss->attach(&ts, dst->css[k]);
-	}
-	for (i = 0; i < n; i++)
-		notify_moved(e, tasks[i], h);
+	migrate_commit(e, &ts, news);
 	r = 0;
 	goto out;
 
@@ -430,7 +442,7 @@ int ucg_task_transfer(struct ucg_engine *e, struct ucg_cgroup *from, struct ucg_
 	struct ucg_taskset ts;
 	struct ucg_list *pos;
 	size_t n = 0, cap = 0, i;
-	int r = 0, k;
+	int r = 0;
 
 	if (from == to || to->h != h)
 		return from == to ? 0 : -EINVAL;
@@ -470,28 +482,12 @@ int ucg_task_transfer(struct ucg_engine *e, struct ucg_cgroup *from, struct ucg_
 		if (r < 0)
 			goto out;
 	}
-	for (i = 0; i < n; i++) {
-		struct ucg_css_set *old = tasks[i]->cset;
-
-		ucg_css_set_del_task(old, tasks[i]);
-		tasks[i]->cset = news[i];
-		news[i] = NULL;
-		ucg_css_set_add_task(tasks[i]->cset, tasks[i]);
-		ucg_css_set_put(e, old);
-	}
 	ts.e = e;
 	ts.dst = to;
 	ts.tasks = tasks;
 	ts.nr_tasks = n;
 	ts.src = src;
-	for (k = 0; k < UCG_SUBSYS_COUNT; k++) {
-		const struct ucg_subsys *ss = ucg_subsys_table[k];
-
-		if ((h->ss_mask & (1u << k)) && ss->attach)
-			ss->attach(&ts, to->css[k]);
-	}
-	for (i = 0; i < n; i++)
-		notify_moved(e, tasks[i], h);
+	migrate_commit(e, &ts, news);
 	r = (int)n;
 out:
 	for (i = 0; news && i < n; i++)

@@ -2,6 +2,8 @@
  * the pid grammar, errno precedence, the credential rule, fork, exit, zombies, reads,
  * /proc/PID/cgroup (core.md §6-§9). */
 #include "engine/test_fixture.h"
+#include "engine/cgroup.h"
+#include "engine/task.h"
 #include "engine/types.h"
 
 static struct ucg_task_info info(int tid, int tgid, unsigned ruid, unsigned euid, unsigned suid)
@@ -385,8 +387,33 @@ static void test_cred_updates(void)
 	ucg_engine_free(e);
 }
 
+/* Forced transfer of all tasks (cpuset's fallback uses it). */
+static void test_transfer(void)
+{
+	struct ucg_engine *e = fx_engine();
+	struct ucg_hierarchy *h = fx_mount(e, "none,name=t");
+	struct ucg_cgroup *from, *to;
+
+	fx_proc(e, 10, 0);
+	fx_thread(e, 10, 10, 11, 0);
+	fx_proc(e, 12, 0);
+	T_EQ_INT(fx_mkdir(e, h, "/p"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/p/c"), 0);
+	T_EQ_INT(fx_write(e, h, "/p/c/cgroup.procs", "10"), 0);
+	T_EQ_INT(fx_write(e, h, "/p/c/cgroup.procs", "12"), 0);
+	from = ucg_cgroup_find_child(ucg_cgroup_find_child(h->root, "p", 1), "c", 1);
+	to = from->parent;
+	T_EQ_INT(ucg_task_transfer(e, from, to), 3);
+	T_EQ_STR(fx_read(e, h, "/p/tasks"), "10\n11\n12\n");
+	T_EQ_STR(fx_read(e, h, "/p/c/tasks"), "");
+	T_EQ_INT(ucg_task_transfer(e, from, to), 0);
+	T_EQ_INT(fx_rmdir(e, h, "/p/c"), 0);
+	ucg_engine_free(e);
+}
+
 int main(void)
 {
+	T_RUN(test_transfer);
 	T_RUN(test_pid_grammar);
 	T_RUN(test_procs_vs_tasks);
 	T_RUN(test_reads_sorted_unique);
