@@ -120,7 +120,9 @@ static int tree_entry(void *ctx, const char *name, const struct ucg_stat *st)
 
 	if ((st->mode & 0170000) != 0040000 || !strcmp(name, ".") || !strcmp(name, ".."))
 		return 0;
-	snprintf(sub, sizeof(sub), "%s%s%s", t->path, strcmp(t->path, "/") ? "/" : "", name);
+	if (snprintf(sub, sizeof(sub), "%s%s%s", t->path, strcmp(t->path, "/") ? "/" : "", name) >=
+	    (int)sizeof(sub))
+		return 0; /* deeper than the demo's tree */
 	tree(t->d, t->h, sub, t->depth + 1);
 	return 0;
 }
