@@ -311,19 +311,17 @@ static const char *const script[] = {
 	"stat /",
 };
 
-static void run_script(void)
+/* Runs one script line on both sides; returns 1 if the results differ. */
+static int run_line(const char *text, size_t i)
 {
-	size_t i;
-	int mismatches = 0;
-
-	for (i = 0; i < sizeof(script) / sizeof(script[0]); i++) {
+	{
 		char op[32], path[4096], val[4096], line[8192], kres[8192], eres[8192];
 		const char *sp, *vp;
 		unsigned uid = 0;
 		struct ucg_cred c;
 		char *at;
 
-		expand(script[i], line, sizeof(line));
+		expand(text, line, sizeof(line));
 		sp = strchr(line, ' ');
 		snprintf(op, sizeof(op), "%.*s", (int)(sp - line), line);
 		if ((at = strchr(op, '@'))) {
@@ -399,16 +397,26 @@ static void run_script(void)
 				er = ucg_fs_chown(eng, eh, path, (uint32_t)atoi(val), (uint32_t)-1, &c);
 			} else {
 				T_FAIL_AT("unknown op %s", op);
-				continue;
+				return 1;
 			}
 			snprintf(kres, sizeof(kres), "%s", kr ? strerror(-kr) : "ok");
 			snprintf(eres, sizeof(eres), "%s", er ? strerror(-er) : "ok");
 		}
 		if (strcmp(kres, eres)) {
-			mismatches++;
-			T_FAIL_AT("step %zu `%s`: kernel \"%s\", engine \"%s\"", i, script[i], kres, eres);
+			T_FAIL_AT("step %zu `%s`: kernel \"%s\", engine \"%s\"", i, text, kres, eres);
+			return 1;
 		}
 	}
+	return 0;
+}
+
+static void run_script(void)
+{
+	size_t i;
+	int mismatches = 0;
+
+	for (i = 0; i < sizeof(script) / sizeof(script[0]); i++)
+		mismatches += run_line(script[i], i);
 	printf("# %zu operations compared, %d mismatches\n", sizeof(script) / sizeof(script[0]),
 	       mismatches);
 }
@@ -461,6 +469,16 @@ static void cleanup(void)
 	rmdir(mnt);
 }
 
+/* The release scenarios' cgroups, deepest first. */
+static void cleanup_release(void)
+{
+	static const char *const left[] = { "/P/x", "/P", "/C", "/N", "/F", "/K" };
+	size_t j;
+
+	for (j = 0; j < sizeof(left) / sizeof(left[0]); j++)
+		k_rmdir(left[j], NULL, 0);
+}
+
 static void test_core_ops_match_kernel(void)
 {
 	struct ucg_err err;
@@ -500,6 +518,109 @@ static void test_core_ops_match_kernel(void)
 	usleep(20000); /* let the uid-1001 child finish its setresuid */
 	run_script();
 	cleanup();
+	ucg_engine_free(eng);
+	eng = NULL;
+}
+
+/* ---- release notification ---------------------------------------------------------- */
+
+/* The kernel runs the agent asynchronously; collect what it logged. */
+static void agent_log(const char *log, char *out, size_t n)
+{
+	FILE *f;
+	size_t len = 0;
+	char line[512];
+	int tries;
+
+	out[0] = '\0';
+	for (tries = 0; tries < 100; tries++) { /* up to 1 s for the agent to run */
+		struct stat st;
+
+		if (stat(log, &st) == 0 && st.st_size > 0)
+			break;
+		usleep(10000);
+	}
+	usleep(100000); /* a second, late call would show up in this window */
+	f = fopen(log, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		len += (size_t)snprintf(out + len, n - len, "%s;", line);
+	}
+	if (f)
+		fclose(f);
+	unlink(log);
+}
+
+static void engine_log(char *out, size_t n)
+{
+	struct ucg_release r;
+	size_t len = 0;
+
+	out[0] = '\0';
+	while (ucg_release_next(eng, &r) == 1) {
+		len += (size_t)snprintf(out + len, n - len, "%s;", r.path);
+		ucg_release_fini(&r);
+	}
+}
+
+/* Each scenario: setup steps, then the step that should (or should not) release. */
+static const char *const release_scenarios[][6] = {
+	{ "mkdir /C", "write /C/notify_on_release 1", "write /C/cgroup.procs $0",
+	  "write /cgroup.procs $0", NULL },
+	{ "mkdir /P", "write /P/notify_on_release 1", "mkdir /P/x", "rmdir /P/x", NULL },
+	{ "mkdir /N", "write /N/notify_on_release 1", "rmdir /N", NULL },
+	{ "mkdir /F", "write /F/cgroup.procs $0", "write /F/notify_on_release 1",
+	  "write /cgroup.procs $0", NULL },
+	{ "mkdir /K", "write /K/notify_on_release 1", "write /K/cgroup.procs $2", "kill 2", NULL },
+};
+
+static void test_release_agent_matches_kernel(void)
+{
+	char agent[128], log[128], opts[256], kres[1024], eres[1024];
+	size_t i;
+	FILE *f;
+
+	snprintf(hname, sizeof(hname), "ucgrel%d", (int)getpid());
+	snprintf(mnt, sizeof(mnt), "/tmp/ucg-rel-%d", (int)getpid());
+	snprintf(agent, sizeof(agent), "/tmp/ucg-rel-agent-%d.sh", (int)getpid());
+	snprintf(log, sizeof(log), "/tmp/ucg-rel-log-%d", (int)getpid());
+	f = fopen(agent, "w");
+	if (!f)
+		T_SKIP("cannot write an agent script under /tmp");
+	fprintf(f, "#!/bin/sh\necho \"$1\" >> %s\n", log);
+	fclose(f);
+	chmod(agent, 0755);
+	if (mkdir(mnt, 0755) < 0 && errno != EEXIST)
+		T_SKIP("cannot create a scratch mount point under /tmp");
+	snprintf(opts, sizeof(opts), "none,name=%s,release_agent=%s", hname, agent);
+	if (mount("cgroup", mnt, "cgroup", 0, opts) < 0) {
+		rmdir(mnt);
+		unlink(agent);
+		T_SKIP("cannot mount a scratch cgroup v1 hierarchy");
+	}
+	mounted = 1;
+	T_EQ_INT(ucg_engine_new(NULL, &eng), 0);
+	T_EQ_INT(ucg_mount(eng, opts, &eh, NULL), 0);
+	for (i = 0; i < NCHILD; i++) {
+		child[i] = spawn_child(0);
+		register_child(child[i], 0);
+	}
+	for (i = 0; i < sizeof(release_scenarios) / sizeof(release_scenarios[0]); i++) {
+		size_t j;
+
+		unlink(log);
+		for (j = 0; release_scenarios[i][j]; j++)
+			run_line(release_scenarios[i][j], 0);
+		agent_log(log, kres, sizeof(kres));
+		engine_log(eres, sizeof(eres));
+		printf("# release scenario %zu: agent ran for \"%s\"\n", i, kres);
+		if (strcmp(kres, eres))
+			T_FAIL_AT("release scenario %zu: kernel ran the agent for \"%s\", engine \"%s\"", i,
+				  kres, eres);
+	}
+	cleanup_release();
+	cleanup();
+	unlink(agent);
 	ucg_engine_free(eng);
 	eng = NULL;
 }
@@ -595,10 +716,11 @@ int main(void)
 
 	if (!have_cgroup_v1(&why)) {
 		printf("SKIP kernel differential tests: %s\n", why);
-		printf("RESULT passed=0 failed=0 skipped=2\n");
+		printf("RESULT passed=0 failed=0 skipped=3\n");
 		return 77;
 	}
 	T_RUN(test_core_ops_match_kernel);
+	T_RUN(test_release_agent_matches_kernel);
 	T_RUN(test_mount_options_match_kernel);
 	cleanup();
 	return t_done();
