@@ -1,0 +1,17 @@
+/* tests/fuzz/fuzz.h — the fuzz targets as plain functions, so that replay_corpus.c
+ * can link one of them without libFuzzer. Each fuzz_*.c defines its ucg_fuzz_*
+ * function and, unless UCG_FUZZ_NO_ENTRY is defined, LLVMFuzzerTestOneInput calling
+ * it. A target aborts when an invariant fails; sanitizers catch the rest. */
+#ifndef UCG_TESTS_FUZZ_H
+#define UCG_TESTS_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int ucg_fuzz_memparse(const uint8_t *data, size_t size);
+int ucg_fuzz_cpulist(const uint8_t *data, size_t size);
+int ucg_fuzz_devices(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#endif
