@@ -11,6 +11,8 @@
 int ucg_fuzz_memparse(const uint8_t *data, size_t size);
 int ucg_fuzz_cpulist(const uint8_t *data, size_t size);
 int ucg_fuzz_devices(const uint8_t *data, size_t size);
+int ucg_fuzz_mount_opts(const uint8_t *data, size_t size);
+int ucg_fuzz_core_files(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
