@@ -66,12 +66,18 @@ static void check(const struct ucg_devrules *r, const struct ucg_devrules *paren
 
 			if (!nl || i >= r->n)
 				abort();
+			/* An access-less exception prints as "T M:m " (as the kernel
+			 * does), which the strip turns into a rule without ACC: it
+			 * cannot be read back, so only its shape is checked. */
+			if (!r->ex[i].access) {
+				if (nl - line < 6 || nl[-1] != ' ')
+					abort();
+				line = nl + 1;
+				continue;
+			}
 			if (ucg_dev_rule_parse(line, (size_t)(nl - line), &back) < 0)
 				abort();
-			/* an access-less exception prints as "T M:m " and parses back
-			 * only as far as the strip allows: skip it */
-			if (r->ex[i].access &&
-			    (back.type != r->ex[i].type || back.major != r->ex[i].major ||
+			if ((back.type != r->ex[i].type || back.major != r->ex[i].major ||
 			     back.minor != r->ex[i].minor || back.access != r->ex[i].access))
 				abort();
 			line = nl + 1;
