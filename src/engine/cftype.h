@@ -31,6 +31,9 @@ struct ucg_of {
 #define UCG_CFT_ONLY_ON_ROOT 0x1u
 #define UCG_CFT_NOT_ON_ROOT 0x2u
 
+/* What write_mem receives for "-1" (unlimited); equal to UCG_MEM_UNLIMITED. */
+#define UCG_CFT_MEM_UNLIMITED UINT64_MAX
+
 struct ucg_cftype {
 	const char *name; /* without the "<controller>." prefix */
 	unsigned flags;   /* UCG_CFT_* */
@@ -39,11 +42,16 @@ struct ucg_cftype {
 	size_t max_write_len;
 	/* Appends the file's content. NULL: reading fails with EINVAL (write-only file). */
 	int (*show)(struct ucg_of *of, struct ucg_buf *out);
-	/* At most one of these three is set. */
+	/* At most one write handler is set. */
 	int (*write_u64)(struct ucg_of *of, uint64_t v);
 	int (*write_s64)(struct ucg_of *of, int64_t v);
 	/* Raw text up to the first NUL (not stripped); returns 0 or -errno. */
 	int (*write)(struct ucg_of *of, const char *buf, size_t len);
+	/* MEM class (controllers.md §0.1): the core strips the text and parses it with
+	 * ucg_parse_mem(); the handler gets bytes, or UCG_CFT_MEM_UNLIMITED for "-1"
+	 * (the same value as the literal 18446744073709551615). Syntax errors are EINVAL
+	 * before the handler runs. */
+	int (*write_mem)(struct ucg_of *of, uint64_t bytes);
 	unsigned long private; /* handler-specific (which field, which page size...) */
 };
 

@@ -7,6 +7,7 @@
  * that order decides which errno a caller sees when several things are wrong.
  */
 #include "base/alloc.h"
+#include "base/memparse.h"
 #include "base/parse.h"
 #include "engine/cgroup.h"
 #include "engine/perm.h"
@@ -321,6 +322,12 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 		r = ucg_parse_s64(buf, len, &v);
 		if (r == 0)
 			r = f->cft->write_s64(&f->of, v);
+	} else if (f->cft->write_mem) {
+		uint64_t v;
+
+		r = ucg_parse_mem(buf, len, &v, NULL);
+		if (r == 0)
+			r = f->cft->write_mem(&f->of, v);
 	} else if (f->cft->write) {
 		r = f->cft->write(&f->of, buf, len);
 	} else {
