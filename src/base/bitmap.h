@@ -59,7 +59,8 @@ int ucg_bitmap_next(const struct ucg_bitmap *b, unsigned from);
  * where a number is decimal digits or "N" (= nbits-1), and ":G/S" takes the first G
  * bits of every S starting at N. Errors, reported for the first bad region in order:
  *   -EINVAL     syntax ("1-0", "0-", "0x1", "+1", "0-1:1", "0:1/2"), S == 0, G > S;
- *               also a number equal to 4294967295 (its end+1 wraps to 0 in the kernel)
+ *               also an end of 4294967295 without ":G/S" (the implied S = end+1
+ *               wraps to 0 in the kernel's unsigned int)
  *   -EOVERFLOW  a number above 4294967295
  *   -ERANGE     an end >= nbits
  * Returns 0 and writes *ret only on success. */
