@@ -1,0 +1,114 @@
+/* controllers/charge.h — the controllers' charging and query API, used by the
+ * filesystem front end and the simulator. One section per controller.
+ *
+ * Common conventions: calls return 0 or -errno; "_task" calls act on the cgroup that
+ * task tid belongs to in the hierarchy the controller is bound to (-ESRCH for an
+ * unknown or exited task); "_path" calls name a cgroup of hierarchy h by path
+ * ("/a/b"). When the controller is bound to no hierarchy, nothing is accounted and 0
+ * is returned (the kernel charges its root, which has no limit).
+ */
+#ifndef UCG_CONTROLLERS_CHARGE_H
+#define UCG_CONTROLLERS_CHARGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "engine/ucg.h"
+
+/* What a refused charge reports (every member optional to read; pass NULL if unused). */
+struct ucg_charge_result {
+	/* in: if not NULL, the path of the cgroup whose limit refused is appended here */
+	struct ucg_buf *path;
+	/* out, on refusal: the hierarchy of that cgroup */
+	int hierarchy_id;
+	/* out, memory only, on refusal: that cgroup's oom_kill_disable. 0: the kernel would
+	 * kill the largest task of that cgroup (and the engine has counted the kill in its
+	 * oom_control); 1: the charging task would sleep until usage falls (under_oom 1). */
+	int oom_kill_disable;
+	/* out, memory only: clean page-cache pages dropped (uncharged) to make room, on
+	 * success or failure; the simulator drops the same pages. */
+	uint64_t reclaimed;
+};
+
+/* ==== memory (memory.c) ========================================================== */
+
+/* What a page is; decides the memory.stat lines it counts in. Every kind counts in
+ * memory.usage_in_bytes and memory.memsw.usage_in_bytes. */
+enum ucg_mem_kind {
+	UCG_MEM_ANON,   /* rss, inactive_anon; never reclaimable (no swap) */
+	UCG_MEM_FILE,   /* cache, inactive_file; clean, so reclaimable */
+	UCG_MEM_SHMEM,  /* cache, shmem, inactive_anon; not reclaimable */
+	UCG_MEM_KERNEL, /* kmem.usage_in_bytes only */
+	UCG_MEM_NR_KINDS
+};
+
+/* Charges pages (4 KiB) of kind to the memory cgroup of task tid and all its
+ * ancestors (memsw first, then memory, as the kernel). A level at its limit counts a
+ * failure in its failcnt; then clean page cache of that level's subtree is reclaimed
+ * and the charge retried once. -ENOMEM if it still does not fit; result says where. */
+int ucg_memory_charge_task(struct ucg_engine *e, int tid, enum ucg_mem_kind kind,
+			   uint64_t pages, struct ucg_charge_result *result);
+int ucg_memory_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			   enum ucg_mem_kind kind, uint64_t pages, struct ucg_charge_result *result);
+/* Takes pages of kind back. Pages stay charged to the cgroup that was charged: a task
+ * that moved must be uncharged by the old path (move_charge_at_immigrate is 0). When a
+ * cgroup is removed its remaining charges pass to its parent. -ERANGE if the cgroup
+ * holds fewer pages of that kind (nothing changes then). */
+int ucg_memory_uncharge_task(struct ucg_engine *e, int tid, enum ucg_mem_kind kind,
+			     uint64_t pages);
+int ucg_memory_uncharge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			     enum ucg_mem_kind kind, uint64_t pages);
+/* Counts page-fault events (memory.stat pgfault / pgmajfault) for task tid. */
+int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major);
+
+/* ==== hugetlb (hugetlb.c) ======================================================== */
+
+enum ucg_hugetlb_size { UCG_HUGETLB_2MB, UCG_HUGETLB_1GB, UCG_HUGETLB_NR_SIZES };
+
+/* Charges npages huge pages of size to the hugetlb cgroup of task tid: rsvd = false
+ * charges usage (a page fault; refusal means SIGBUS), rsvd = true the reservation
+ * counter (mmap time; refusal means mmap fails with ENOMEM). -ENOMEM past any
+ * ancestor's limit, whose failcnt (or rsvd.failcnt) counts it. */
+int ucg_hugetlb_charge_task(struct ucg_engine *e, int tid, enum ucg_hugetlb_size size,
+			    bool rsvd, uint64_t npages, struct ucg_charge_result *result);
+int ucg_hugetlb_uncharge_task(struct ucg_engine *e, int tid, enum ucg_hugetlb_size size,
+			      bool rsvd, uint64_t npages);
+int ucg_hugetlb_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			    enum ucg_hugetlb_size size, bool rsvd, uint64_t npages,
+			    struct ucg_charge_result *result);
+int ucg_hugetlb_uncharge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			      enum ucg_hugetlb_size size, bool rsvd, uint64_t npages);
+
+/* ==== blkio (blkio.c) ============================================================ */
+
+enum ucg_bio_op { UCG_BIO_READ, UCG_BIO_WRITE, UCG_BIO_DISCARD };
+
+/* Accounts completed I/O of task tid on device major:minor: bytes and ios to the
+ * throttle statistics (blkio.throttle.io_service_bytes / io_serviced) and, if the
+ * device uses bfq, to the bfq ones. -ENODEV if the device is not one of the engine's
+ * block devices. */
+int ucg_blkio_account_task(struct ucg_engine *e, int tid, uint32_t major, uint32_t minor,
+			   enum ucg_bio_op op, bool sync, uint64_t bytes, uint64_t ios);
+
+/* The limits that apply to I/O of one cgroup on one device: each throttle value is
+ * the smallest along the path to the root (UINT64_MAX / UINT32_MAX: no limit), the
+ * weight is the cgroup's own bfq weight for the device (its weight_device override,
+ * else its blkio.bfq.weight; 0 at the root, which has no weight). */
+struct ucg_blkio_limits {
+	uint64_t read_bps, write_bps;
+	uint32_t read_iops, write_iops;
+	unsigned weight;
+};
+int ucg_blkio_limits_task(struct ucg_engine *e, int tid, uint32_t major, uint32_t minor,
+			  struct ucg_blkio_limits *ret);
+
+/* ==== devices (devices.c) ======================================================== */
+
+/* May task tid access the device (type 'b' or 'c') with access, UCG_DEV_ACC_* bits
+ * (controllers/devices_rules.h)? 0 if allowed, -EPERM if its cgroup denies it (what
+ * open(2)/mknod(2) would return), -ESRCH, or -EINVAL for a bad type. */
+int ucg_devices_may_access(struct ucg_engine *e, int tid, char type, uint32_t major,
+			   uint32_t minor, unsigned access);
+
+#endif
