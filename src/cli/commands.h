@@ -5,5 +5,13 @@
 
 int cmd_demo(int argc, char **argv);
 int cmd_tc(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
+int cmd_mount(int argc, char **argv);
+int cmd_umount(int argc, char **argv);
+int cmd_proc(int argc, char **argv);
+int cmd_cgroups(int argc, char **argv);
+int cmd_up(int argc, char **argv);
+int cmd_down(int argc, char **argv);
+int cmd_fsstat(int argc, char **argv);
 
 #endif

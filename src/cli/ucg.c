@@ -13,6 +13,14 @@ struct command {
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "run the seed's shell session against an in-memory engine" },
 	{ "tc", cmd_tc, "traffic control on a model instance (tc grammar)" },
+	{ "daemon", cmd_daemon, "run the filesystem daemon in the foreground" },
+	{ "mount", cmd_mount, "mount [-o OPTIONS] NAME DIR: mount a hierarchy (FUSE)" },
+	{ "umount", cmd_umount, "umount DIR: unmount a hierarchy" },
+	{ "proc", cmd_proc, "proc PID: what /proc/PID/cgroup would show" },
+	{ "cgroups", cmd_cgroups, "what /proc/cgroups would show" },
+	{ "up", cmd_up, "up [ROOT]: mount the default layout (default /run/ucgroups/fs)" },
+	{ "down", cmd_down, "down [ROOT]: unmount what `up` mounted" },
+	{ "ctl", cmd_fsstat, "ctl stats|mounts|ping|stop: talk to the daemon" },
 };
 
 static int usage(FILE *f)

@@ -1,0 +1,99 @@
+/* fs/ctl.c — client side of the control protocol (see ctl.h). */
+#include "fs/ctl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+const char *ucg_ctl_runtime_dir(void)
+{
+	const char *d = getenv("UCG_RUNTIME_DIR");
+
+	return d && *d ? d : UCG_RUNTIME_DEFAULT;
+}
+
+int ucg_ctl_path(char *buf, size_t size, const char *leaf)
+{
+	int n = snprintf(buf, size, "%s/%s", ucg_ctl_runtime_dir(), leaf);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int ucg_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ucg_buf req, rep;
+	char chunk[4096], *nl;
+	int fd, r, i, status;
+
+	if (ucg_ctl_path(sa.sun_path, sizeof(sa.sun_path), "ctl.sock") < 0)
+		return -ENAMETOOLONG;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	ucg_buf_init(&req);
+	ucg_buf_init(&rep);
+	for (i = 0; i < argc; i++)
+		ucg_buf_append(&req, argv[i], strlen(argv[i]) + 1);
+	if ((r = ucg_buf_error(&req)) < 0)
+		goto out;
+	r = write_all(fd, req.data, req.len);
+	if (r < 0)
+		goto out;
+	shutdown(fd, SHUT_WR);
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		ucg_buf_append(&rep, chunk, (size_t)n);
+	}
+	if ((r = ucg_buf_error(&rep)) < 0)
+		goto out;
+	nl = rep.data ? strchr(rep.data, '\n') : NULL;
+	if (!nl) {
+		r = -EPROTO;
+		goto out;
+	}
+	status = atoi(rep.data);
+	ucg_buf_puts(out, nl + 1);
+	r = ucg_buf_error(out);
+	if (r == 0)
+		r = status;
+out:
+	ucg_buf_fini(&req);
+	ucg_buf_fini(&rep);
+	close(fd);
+	return r;
+}

@@ -1,0 +1,590 @@
+/* host/host.c — the real-process task provider (see host.h for the model).
+ *
+ * Model. The engine is told about every thread on the host. We keep one byte of
+ * state per tid (unknown / alive / exited leader awaiting reap); the engine holds
+ * the rest (credentials, start time). Events come from the process-events
+ * connector, read continuously by the daemon and drained again by the engine's
+ * sync callback, so a task forked before a write to cgroup.procs is known when the
+ * write is resolved: the kernel queues the fork event before fork() returns in the
+ * parent.
+ *
+ *   fork  -> ucg_task_fork(parent thread, child): the child starts in its creating
+ *            thread's cgroups. Its start time is read from /proc/TID/stat (0 if it
+ *            is already gone: then any later /proc entry with that tid is another
+ *            task). Credentials are the parent's; exec/uid/gid events refresh them.
+ *   exit  -> ucg_task_exit; a non-leader thread is reaped at once (the kernel
+ *            releases it at exit); a leader is reaped once /proc/TID is gone or
+ *            belongs to a newer task.
+ *   lost  -> (ENOBUFS) resync: every /proc/PID/task/TID is compared with the table by
+ *            (tid, start time); vanished tasks are exited and reaped, unknown ones
+ *            are added under their creator (same process: the leader; otherwise the
+ *            parent process), as close to fork semantics as a rescan can get.
+ *
+ * Limits: a task that forks and whose tid is reused before we read its fork event
+ * is placed under the right parent but may get the newer task's start time.
+ */
+#include "host/host.h"
+
+#include "base/alloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define PF_KTHREAD_FLAG 0x00200000u
+#define PF_NO_SETAFFINITY_FLAG 0x04000000u
+
+enum { TS_UNKNOWN = 0, TS_ALIVE = 1, TS_ZOMBIE = 2 };
+
+struct ucg_host {
+	int fd;             /* connector socket, non-blocking */
+	int pid_max;
+	uint8_t *state;     /* [pid_max] TS_* */
+	uint8_t *seen;      /* [pid_max] scratch for resync */
+	int *zombies;       /* exited leaders awaiting reap */
+	size_t nr_zombies, cap_zombies;
+	int lost;           /* events were dropped: resync before trusting the table */
+	int draining;       /* guards against the sync callback re-entering */
+	struct ucg_host_stats stats;
+	char buf[65536] __attribute__((aligned(8))); /* one connector datagram batch */
+};
+
+/* ---- /proc readers --------------------------------------------------------------- */
+
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+/* stat: tgid is not here; ppid (field 4), flags (9), starttime (22), state (3). */
+static int read_stat(int tid, char *state, int *ppid, unsigned *flags, uint64_t *start)
+{
+	char path[64], buf[1024], *p, *tok, *save = NULL;
+	int field = 3;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : (int)n;
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EIO;
+	for (tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
+		if (field == 3)
+			*state = tok[0];
+		else if (field == 4)
+			*ppid = atoi(tok);
+		else if (field == 9)
+			*flags = (unsigned)strtoul(tok, NULL, 10);
+		else if (field == 22) {
+			*start = strtoull(tok, NULL, 10);
+			return 0;
+		}
+	}
+	return -EIO;
+}
+
+struct status {
+	int tgid;
+	uint32_t uid[4], gid[4];
+	uint64_t capeff;
+	uint32_t *groups;
+	size_t ngroups, max_groups;
+};
+
+static int read_status(int tid, struct status *st)
+{
+	char path[64], buf[4096], *line, *save = NULL;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : (int)n;
+	st->ngroups = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "Tgid:", 5))
+			st->tgid = atoi(line + 5);
+		else if (!strncmp(line, "Uid:", 4))
+			sscanf(line + 4, "%u %u %u %u", &st->uid[0], &st->uid[1], &st->uid[2],
+			       &st->uid[3]);
+		else if (!strncmp(line, "Gid:", 4))
+			sscanf(line + 4, "%u %u %u %u", &st->gid[0], &st->gid[1], &st->gid[2],
+			       &st->gid[3]);
+		else if (!strncmp(line, "CapEff:", 7))
+			st->capeff = strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "Groups:", 7) && st->groups) {
+			char *p = line + 7, *end;
+
+			for (;;) {
+				unsigned long g = strtoul(p, &end, 10);
+
+				if (end == p || st->ngroups >= st->max_groups)
+					break;
+				st->groups[st->ngroups++] = (uint32_t)g;
+				p = end;
+			}
+		}
+	}
+	return 0;
+}
+
+int ucg_host_read_task(int tid, struct ucg_task_info *ret)
+{
+	struct ucg_task_info info;
+	struct status st;
+	char state = 0;
+	int ppid = 0, r;
+	unsigned flags = 0;
+
+	memset(&info, 0, sizeof(info));
+	memset(&st, 0, sizeof(st));
+	r = read_stat(tid, &state, &ppid, &flags, &info.start_time);
+	if (r < 0)
+		return r;
+	r = read_status(tid, &st);
+	if (r < 0)
+		return r;
+	info.tid = tid;
+	info.tgid = st.tgid ? st.tgid : tid;
+	info.ruid = st.uid[0], info.euid = st.uid[1], info.suid = st.uid[2], info.fsuid = st.uid[3];
+	info.rgid = st.gid[0], info.egid = st.gid[1], info.sgid = st.gid[2], info.fsgid = st.gid[3];
+	if (flags & PF_KTHREAD_FLAG)
+		info.flags |= UCG_TASK_KTHREAD;
+	if ((flags & PF_KTHREAD_FLAG) && (flags & PF_NO_SETAFFINITY_FLAG))
+		info.flags |= UCG_TASK_NO_SETAFFINITY;
+	if (tid == 2 && (flags & PF_KTHREAD_FLAG))
+		info.flags |= UCG_TASK_NO_SETAFFINITY; /* kthreadd never moves */
+	*ret = info;
+	return 0;
+}
+
+int ucg_host_read_cred(int tid, struct ucg_cred *ret, uint32_t *groups, size_t max_groups)
+{
+	struct status st;
+	int r;
+
+	memset(&st, 0, sizeof(st));
+	st.groups = groups;
+	st.max_groups = max_groups;
+	r = read_status(tid, &st);
+	if (r < 0)
+		return r;
+	memset(ret, 0, sizeof(*ret));
+	ret->uid = st.uid[0], ret->euid = st.uid[1], ret->suid = st.uid[2], ret->fsuid = st.uid[3];
+	ret->gid = st.gid[0], ret->egid = st.gid[1], ret->sgid = st.gid[2], ret->fsgid = st.gid[3];
+	ret->groups = groups;
+	ret->ngroups = st.ngroups;
+	ret->caps = st.capeff;
+	ret->tid = tid;
+	ret->tgid = st.tgid ? st.tgid : tid;
+	return 0;
+}
+
+/* ---- the table ------------------------------------------------------------------- */
+
+static int in_range(const struct ucg_host *h, int tid)
+{
+	return tid > 0 && tid < h->pid_max;
+}
+
+static void zombie_push(struct ucg_host *h, int tid)
+{
+	if (h->nr_zombies == h->cap_zombies) {
+		size_t nc = h->cap_zombies ? h->cap_zombies * 2 : 256;
+		int *nz = ucg_realloc(h->zombies, nc * sizeof(*nz));
+
+		if (!nz)
+			return; /* the next resync reaps it */
+		h->zombies = nz;
+		h->cap_zombies = nc;
+	}
+	h->zombies[h->nr_zombies++] = tid;
+}
+
+static void forget(struct ucg_host *h, struct ucg_engine *e, int tid)
+{
+	ucg_task_reap(e, tid);
+	h->state[tid] = TS_UNKNOWN;
+}
+
+static void task_exited(struct ucg_host *h, struct ucg_engine *e, int tid, int tgid)
+{
+	if (!in_range(h, tid) || h->state[tid] != TS_ALIVE)
+		return;
+	ucg_task_exit(e, tid);
+	h->stats.exits++;
+	if (tid != tgid) {
+		forget(h, e, tid);
+	} else {
+		h->state[tid] = TS_ZOMBIE;
+		zombie_push(h, tid);
+	}
+}
+
+/* Adds a task found in /proc (not through a fork event), under its creator if known. */
+static void task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task_info *info,
+		       int ppid, char state, int use_parent)
+{
+	int r = -ESRCH, parent = 0;
+
+	if (use_parent) {
+		if (info->tid != info->tgid && in_range(h, info->tgid) &&
+		    h->state[info->tgid] == TS_ALIVE)
+			parent = info->tgid;
+		else if (in_range(h, ppid) && h->state[ppid] == TS_ALIVE)
+			parent = ppid;
+		if (parent)
+			r = ucg_task_fork(e, parent, info);
+	}
+	if (r < 0)
+		r = ucg_task_add(e, info);
+	if (r < 0)
+		return;
+	h->state[info->tid] = TS_ALIVE;
+	if (state == 'Z' || state == 'X')
+		task_exited(h, e, info->tid, info->tgid);
+}
+
+static int scan_dir(struct ucg_host *h, struct ucg_engine *e, int initial)
+{
+	DIR *d = opendir("/proc"), *td;
+	struct dirent *de, *te;
+	char path[64];
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		int pid = atoi(de->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		td = opendir(path);
+		if (!td)
+			continue;
+		while ((te = readdir(td))) {
+			struct ucg_task_info info, old;
+			int tid = atoi(te->d_name), ppid = 0;
+			unsigned flags = 0;
+			char state = 0;
+
+			if (!in_range(h, tid))
+				continue;
+			if (read_stat(tid, &state, &ppid, &flags, &info.start_time) < 0)
+				continue;
+			h->seen[tid] = 1;
+			if (h->state[tid] != TS_UNKNOWN) {
+				if (ucg_task_get_info(e, tid, &old) == 0 &&
+				    old.start_time == info.start_time) {
+					if (h->state[tid] == TS_ALIVE && (state == 'Z' || state == 'X'))
+						task_exited(h, e, tid, old.tgid);
+					continue;
+				}
+				/* A reused tid: the one we knew is gone. */
+				forget(h, e, tid);
+			}
+			if (ucg_host_read_task(tid, &info) < 0) {
+				h->seen[tid] = 0;
+				continue;
+			}
+			task_found(h, e, &info, ppid, state, !initial);
+		}
+		closedir(td);
+	}
+	closedir(d);
+	return 0;
+}
+
+int ucg_host_resync(struct ucg_host *h, struct ucg_engine *e)
+{
+	int r, tid;
+	size_t i, j;
+
+	memset(h->seen, 0, (size_t)h->pid_max);
+	r = scan_dir(h, e, 0);
+	if (r < 0)
+		return r;
+	for (tid = 1; tid < h->pid_max; tid++)
+		if (h->state[tid] != TS_UNKNOWN && !h->seen[tid])
+			forget(h, e, tid);
+	for (i = j = 0; i < h->nr_zombies; i++)
+		if (h->state[h->zombies[i]] == TS_ZOMBIE)
+			h->zombies[j++] = h->zombies[i];
+	h->nr_zombies = j;
+	h->stats.resyncs++;
+	return 0;
+}
+
+void ucg_host_reap_check(struct ucg_host *h, struct ucg_engine *e)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < h->nr_zombies; i++) {
+		int tid = h->zombies[i], ppid;
+		struct ucg_task_info old;
+		unsigned flags;
+		uint64_t start = 0;
+		char state;
+
+		if (h->state[tid] != TS_ZOMBIE)
+			continue;
+		if (read_stat(tid, &state, &ppid, &flags, &start) == 0 &&
+		    ucg_task_get_info(e, tid, &old) == 0 && old.start_time == start) {
+			h->zombies[j++] = tid; /* still a zombie (or other threads run) */
+			continue;
+		}
+		forget(h, e, tid);
+	}
+	h->nr_zombies = j;
+}
+
+/* ---- events ---------------------------------------------------------------------- */
+
+static void on_fork(struct ucg_host *h, struct ucg_engine *e, const struct proc_event *ev)
+{
+	int parent = ev->event_data.fork.parent_pid, child = ev->event_data.fork.child_pid;
+	struct ucg_task_info info;
+	uint64_t start = 0;
+	unsigned flags = 0;
+	int ppid, r = -ESRCH;
+	char state;
+
+	if (!in_range(h, child))
+		return;
+	if (read_stat(child, &state, &ppid, &flags, &start) < 0)
+		start = 0; /* already gone: its exit event follows */
+	if (h->state[child] != TS_UNKNOWN) {
+		struct ucg_task_info old;
+
+		if (start && ucg_task_get_info(e, child, &old) == 0 && old.start_time == start)
+			return; /* found by a scan already */
+		forget(h, e, child);
+	}
+	if (!in_range(h, parent) || h->state[parent] != TS_ALIVE ||
+	    ucg_task_get_info(e, parent, &info) < 0) {
+		/* An unknown creator: learn the child on its own, in the roots. */
+		if (ucg_host_read_task(child, &info) < 0)
+			return;
+		parent = 0;
+	}
+	info.tid = child;
+	info.tgid = ev->event_data.fork.child_tgid;
+	info.flags = 0;
+	info.start_time = start;
+	if (parent)
+		r = ucg_task_fork(e, parent, &info);
+	if (r < 0)
+		r = ucg_task_add(e, &info);
+	if (r == 0) {
+		h->state[child] = TS_ALIVE;
+		h->stats.forks++;
+	}
+}
+
+static void refresh_cred(struct ucg_host *h, struct ucg_engine *e, int tid)
+{
+	struct ucg_task_info info;
+
+	if (!in_range(h, tid) || h->state[tid] != TS_ALIVE)
+		return;
+	if (ucg_host_read_task(tid, &info) == 0)
+		ucg_task_set_cred(e, &info);
+}
+
+static void on_event(struct ucg_host *h, struct ucg_engine *e, const struct proc_event *ev)
+{
+	h->stats.events++;
+	switch (ev->what) {
+	case PROC_EVENT_FORK:
+		on_fork(h, e, ev);
+		break;
+	case PROC_EVENT_EXIT:
+		task_exited(h, e, ev->event_data.exit.process_pid, ev->event_data.exit.process_tgid);
+		break;
+	case PROC_EVENT_UID:
+	case PROC_EVENT_GID:
+		refresh_cred(h, e, ev->event_data.id.process_pid);
+		break;
+	case PROC_EVENT_EXEC:
+		refresh_cred(h, e, ev->event_data.exec.process_pid);
+		break;
+	default:
+		break;
+	}
+}
+
+int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
+{
+	char *buf = h->buf;
+	int applied = 0;
+
+	if (h->draining)
+		return 0;
+	h->draining = 1;
+	for (;;) {
+		ssize_t n = recv(h->fd, buf, sizeof(h->buf), MSG_DONTWAIT);
+		struct nlmsghdr *nh;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				h->lost = 1;
+				continue;
+			}
+			break; /* EAGAIN: nothing left */
+		}
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+			struct cn_msg *cn;
+
+			if (nh->nlmsg_type == NLMSG_NOOP || nh->nlmsg_type == NLMSG_ERROR)
+				continue;
+			cn = NLMSG_DATA(nh);
+			if (cn->id.idx != CN_IDX_PROC || cn->len < sizeof(struct proc_event))
+				continue;
+			on_event(h, e, (const struct proc_event *)cn->data);
+			applied++;
+		}
+	}
+	if (h->lost) {
+		h->lost = 0;
+		ucg_host_resync(h, e);
+	}
+	h->draining = 0;
+	return applied;
+}
+
+/* ---- setup ----------------------------------------------------------------------- */
+
+static int connector_open(int *ret)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
+	struct {
+		struct nlmsghdr nh;
+		struct cn_msg cn;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) msg;
+	int fd, size = 64 << 20, r;
+
+	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	sa.nl_pid = 0;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		goto fail;
+	memset(&msg, 0, sizeof(msg));
+	msg.nh.nlmsg_len = sizeof(msg);
+	msg.nh.nlmsg_type = NLMSG_DONE;
+	msg.nh.nlmsg_pid = 0;
+	msg.cn.id.idx = CN_IDX_PROC;
+	msg.cn.id.val = CN_VAL_PROC;
+	msg.cn.len = sizeof(enum proc_cn_mcast_op);
+	msg.op = PROC_CN_MCAST_LISTEN;
+	if (send(fd, &msg, sizeof(msg), 0) < 0)
+		goto fail;
+	*ret = fd;
+	return 0;
+fail:
+	r = -errno;
+	close(fd);
+	return r;
+}
+
+int ucg_host_new(struct ucg_host **ret)
+{
+	struct ucg_host *h = ucg_calloc(1, sizeof(*h));
+	char buf[32];
+	int r;
+
+	if (!h)
+		return -ENOMEM;
+	h->fd = -1;
+	h->pid_max = 4194304;
+	if (read_small("/proc/sys/kernel/pid_max", buf, sizeof(buf)) > 0)
+		h->pid_max = atoi(buf) + 1;
+	h->state = ucg_calloc((size_t)h->pid_max, 1);
+	h->seen = ucg_calloc((size_t)h->pid_max, 1);
+	if (!h->state || !h->seen) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	r = connector_open(&h->fd);
+	if (r < 0)
+		goto fail;
+	*ret = h;
+	return 0;
+fail:
+	ucg_host_free(h);
+	return r;
+}
+
+void ucg_host_free(struct ucg_host *h)
+{
+	if (!h)
+		return;
+	if (h->fd >= 0)
+		close(h->fd);
+	ucg_free(h->state);
+	ucg_free(h->seen);
+	ucg_free(h->zombies);
+	ucg_free(h);
+}
+
+int ucg_host_populate(struct ucg_host *h, struct ucg_engine *e)
+{
+	int r;
+
+	memset(h->seen, 0, (size_t)h->pid_max);
+	r = scan_dir(h, e, 1);
+	if (r < 0)
+		return r;
+	ucg_host_drain(h, e);
+	return 0;
+}
+
+int ucg_host_fd(const struct ucg_host *h)
+{
+	return h->fd;
+}
+
+void ucg_host_get_stats(const struct ucg_host *h, struct ucg_host_stats *ret)
+{
+	*ret = h->stats;
+}
+
+static void host_sync(void *ctx, struct ucg_engine *e)
+{
+	ucg_host_drain(ctx, e);
+}
+
+static const struct ucg_provider_ops host_ops = {
+	.sync = host_sync,
+};
+
+const struct ucg_provider_ops *ucg_host_provider_ops(void)
+{
+	return &host_ops;
+}
