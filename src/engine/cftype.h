@@ -33,6 +33,10 @@ struct ucg_of {
 
 /* What write_mem receives for "-1" (unlimited); equal to UCG_MEM_UNLIMITED. */
 #define UCG_CFT_MEM_UNLIMITED UINT64_MAX
+/* Bits of a parsed node list: the kernel's MAX_NUMNODES (CONFIG_NODES_SHIFT=10). */
+#define UCG_CFT_MAX_NUMNODES 1024u
+
+struct ucg_bitmap;
 
 struct ucg_cftype {
 	const char *name; /* without the "<controller>." prefix */
@@ -52,6 +56,22 @@ struct ucg_cftype {
 	 * (the same value as the literal 18446744073709551615). Syntax errors are EINVAL
 	 * before the handler runs. */
 	int (*write_mem)(struct ucg_of *of, uint64_t bytes);
+	/* STR class: the text stripped of kernel whitespace (base/kctype.h) at both ends;
+	 * may be empty. Not NUL-terminated. */
+	int (*write_str)(struct ucg_of *of, const char *s, size_t len);
+	/* "max" or S64 after stripping (pids.max): is_max is 1 for the literal "max"
+	 * (then v is 0), else v is the integer. Syntax errors are EINVAL, ERANGE beyond
+	 * int64, before the handler runs. */
+	int (*write_max)(struct ucg_of *of, int64_t v, int is_max);
+	/* CPU list / node list (cpuset.cpus, cpuset.mems; controllers.md §1.1): parsed
+	 * with ucg_bitmap_parse_list() into a bitmap of the engine's nr_cpus bits
+	 * (cpulist) or UCG_CFT_MAX_NUMNODES bits (nodelist); its errors (EINVAL, ERANGE,
+	 * EOVERFLOW) come before the handler runs. */
+	int (*write_cpulist)(struct ucg_of *of, const struct ucg_bitmap *set);
+	int (*write_nodelist)(struct ucg_of *of, const struct ucg_bitmap *set);
+	/* Read conveniences, used when show is NULL: the core prints "%llu\n" / "%lld\n". */
+	uint64_t (*read_u64)(struct ucg_of *of);
+	int64_t (*read_s64)(struct ucg_of *of);
 	unsigned long private; /* handler-specific (which field, which page size...) */
 };
 

@@ -7,6 +7,8 @@
  * that order decides which errno a caller sees when several things are wrong.
  */
 #include "base/alloc.h"
+#include "base/bitmap.h"
+#include "base/kctype.h"
 #include "base/memparse.h"
 #include "base/parse.h"
 #include "engine/cgroup.h"
@@ -271,14 +273,21 @@ ssize_t ucg_fs_read(struct ucg_file *f, char *buf, size_t size, off_t off)
 		return -ENODEV;
 	if ((f->flags & O_ACCMODE) == O_WRONLY)
 		return -EBADF;
-	if (!f->cft->show)
+	if (!f->cft->show && !f->cft->read_u64 && !f->cft->read_s64)
 		return -EINVAL;
 	if (off < 0)
 		return -EINVAL;
 	if (!f->have_snapshot || off == 0) {
 		ucg_buf_reset(&f->snapshot);
 		bind_css(f);
-		r = f->cft->show(&f->of, &f->snapshot);
+		r = 0;
+		if (f->cft->show)
+			r = f->cft->show(&f->of, &f->snapshot);
+		else if (f->cft->read_u64)
+			ucg_buf_printf(&f->snapshot, "%llu\n",
+				       (unsigned long long)f->cft->read_u64(&f->of));
+		else
+			ucg_buf_printf(&f->snapshot, "%lld\n", (long long)f->cft->read_s64(&f->of));
 		if (r == 0)
 			r = ucg_buf_error(&f->snapshot);
 		if (r < 0)
@@ -328,6 +337,29 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 		r = ucg_parse_mem(buf, len, &v, NULL);
 		if (r == 0)
 			r = f->cft->write_mem(&f->of, v);
+	} else if (f->cft->write_str || f->cft->write_max) {
+		const char *s = buf;
+		size_t slen = len;
+
+		ucg_kstrip(&s, &slen);
+		if (f->cft->write_str) {
+			r = f->cft->write_str(&f->of, s, slen);
+		} else {
+			int64_t v = 0;
+			int is_max = slen == 3 && !memcmp(s, "max", 3);
+
+			r = is_max ? 0 : ucg_parse_s64(s, slen, &v);
+			if (r == 0)
+				r = f->cft->write_max(&f->of, v, is_max);
+		}
+	} else if (f->cft->write_cpulist || f->cft->write_nodelist) {
+		struct ucg_bitmap set; /* inline storage, 520 bytes */
+		unsigned nbits = f->cft->write_cpulist ? f->e->cfg.nr_cpus : UCG_CFT_MAX_NUMNODES;
+
+		r = ucg_bitmap_parse_list(buf, len, nbits, &set);
+		if (r == 0)
+			r = f->cft->write_cpulist ? f->cft->write_cpulist(&f->of, &set)
+						  : f->cft->write_nodelist(&f->of, &set);
 	} else if (f->cft->write) {
 		r = f->cft->write(&f->of, buf, len);
 	} else {

@@ -24,7 +24,7 @@
 
 /* Live hierarchies at once (each takes a slot); the kernel has no fixed limit. */
 #define UCG_MAX_HIERARCHIES 64
-#define UCG_PAGE_SIZE 4096
+#define UCG_PAGE_SIZE 4096u /* same spelling as controllers/counter.h, which defines it too */
 #define UCG_PATH_MAX 4096
 #define UCG_NAME_MAX 63 /* hierarchy names */
 
@@ -124,6 +124,10 @@ struct ucg_task {
 	struct ucg_css_set *cset; /* NULL when exited (a zombie is in no cgroup) */
 	struct ucg_list cset_node;
 	int exited;
+	/* freezer (owned by controllers/freezer.c): the task was asked to stop, and the
+	 * provider reported it stopped (the kernel's frozen task state). */
+	unsigned freeze_requested : 1;
+	unsigned freeze_stopped : 1;
 };
 
 struct ucg_release_req {

@@ -72,6 +72,24 @@ struct ucg_provider_ops {
 	void (*task_moved)(void *ctx, struct ucg_engine *e, int tid, int hierarchy_id);
 	/* A release notification was queued: ucg_release_next() has something. */
 	void (*release_queued)(void *ctx, struct ucg_engine *e);
+	/* cpuset: the cpus (mems) task tid may use changed, on attach, on a write of
+	 * cpuset.cpus (cpuset.mems) of its cpuset, or when hot-unplug moved it. mask is the
+	 * cpuset's effective set as a cpu_set_t-style bit array (bit i of byte i/8, low bit
+	 * first), nbytes = (nr_cpus + 7) / 8 (for mems, (nr_mems + 7) / 8); it is valid for
+	 * the call only. The provider applies the 6.18 rule itself: a task that asked for
+	 * its own mask with sched_setaffinity() gets (requested & mask), or mask when that
+	 * is empty (controllers.md §1.5); others get mask. Tasks of the root cpuset are
+	 * never reported (its set is every online cpu). */
+	void (*cpus_changed)(void *ctx, struct ucg_engine *e, int tid, const unsigned char *mask,
+			     size_t nbytes);
+	void (*mems_changed)(void *ctx, struct ucg_engine *e, int tid, const unsigned char *mask,
+			     size_t nbytes);
+	/* freezer: stop (freeze = 1) or continue (freeze = 0) task tid. A stop is
+	 * asynchronous: the provider calls ucg_freezer_task_stopped(e, tid, 1) once the
+	 * task is really stopped, and only then can its cgroup read FROZEN. A continue
+	 * takes effect at once. Without this op the engine counts a task as stopped the
+	 * moment it is asked to stop (the simulator and tests). */
+	void (*freeze_task)(void *ctx, struct ucg_engine *e, int tid, int freeze);
 };
 
 struct ucg_engine_config {
@@ -81,6 +99,14 @@ struct ucg_engine_config {
 	 * 0 means 1. */
 	unsigned nr_cpus;
 	unsigned nr_mems;
+	/* net_prio: the network devices of the initial namespace in ifindex order, as
+	 * net_prio.ifpriomap lists them (names up to 15 bytes; longer ones are cut). NULL
+	 * or 0 means { "lo", "eth0" }. Not copied: the array and strings must outlive
+	 * the engine. */
+	const char *const *netdev_names;
+	size_t nr_netdevs;
+	/* cpuset.sched_relax_domain_level accepts -1..this. 0 means 5 (controllers.md §1). */
+	int cpuset_relax_domain_max;
 };
 
 int ucg_engine_new(const struct ucg_engine_config *cfg, struct ucg_engine **ret);
@@ -101,6 +127,11 @@ int ucg_task_reap(struct ucg_engine *e, int tid);
 /* New credentials for a thread (setuid and friends). */
 int ucg_task_set_cred(struct ucg_engine *e, const struct ucg_task_info *info);
 int ucg_task_get_info(struct ucg_engine *e, int tid, struct ucg_task_info *ret);
+/* freezer: the provider reports that task tid is now really stopped (stopped = 1),
+ * e.g. it is in the stopped state after SIGSTOP, or that it runs again (0) although
+ * its cgroup still freezes it (someone sent SIGCONT; the cgroup reads FREEZING until
+ * it is stopped again). Returns 0, or -ESRCH for an unknown or exited task. */
+int ucg_freezer_task_stopped(struct ucg_engine *e, int tid, int stopped);
 /* Number of tasks the engine knows (zombies included). */
 size_t ucg_task_count(const struct ucg_engine *e);
 
