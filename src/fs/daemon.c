@@ -136,6 +136,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	cfg->attr_timeout = 0;
 	cfg->negative_timeout = 0;
 	cfg->kernel_cache = 0;
+	cfg->nullpath_ok = 1; /* read/write/release/fstat work through the handle */
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 	/* No FUSE_CAP_DONT_MASK: mkdir's mode arrives with the umask applied. */
@@ -143,14 +144,34 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	return fuse_get_context()->private_data;
 }
 
+/* An open file: the engine's handle and the attributes it had when opened (fstat of
+ * a file whose cgroup was removed still works, core.md §3.5). */
+struct fh {
+	struct ucg_file *f;
+	struct ucg_stat st;
+};
+
+static struct fh *fh_of(const struct fuse_file_info *fi)
+{
+	return (struct fh *)(uintptr_t)fi->fh;
+}
+
 static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
 	struct mnt *m = cur_mnt();
 	struct caller c;
 	struct ucg_stat s;
-	const struct ucg_cred *cred = get_caller(&c);
-	int r = ENGINE_CALL(m, ucg_fs_getattr(m->d->e, m->h, path, cred, &s));
+	const struct ucg_cred *cred;
+	int r;
 
+	if (!path) {
+		if (!fi)
+			return -ESTALE;
+		fill_stat(m, &fh_of(fi)->st, st);
+		return 0;
+	}
+	cred = get_caller(&c);
+	r = ENGINE_CALL(m, ucg_fs_getattr(m->d->e, m->h, path, cred, &s));
 	if (r < 0)
 		return r;
 	fill_stat(m, &s, st);
@@ -172,10 +193,30 @@ static int dir_fill(void *ctx, const char *name, const struct ucg_stat *s)
 	return dc->filler(dc->buf, name, &st, 0, 0);
 }
 
+/* nullpath_ok hands readdir no path: keep the one opendir saw. */
+static int op_opendir(const char *path, struct fuse_file_info *fi)
+{
+	char *p = ucg_strdup(path);
+
+	if (!p)
+		return -ENOMEM;
+	fi->fh = (uint64_t)(uintptr_t)p;
+	return 0;
+}
+
+static int op_releasedir(const char *path, struct fuse_file_info *fi)
+{
+	ucg_free((char *)(uintptr_t)fi->fh);
+	return 0;
+}
+
 static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
 		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
 	struct mnt *m = cur_mnt();
+
+	if (!path)
+		path = (const char *)(uintptr_t)fi->fh;
 	struct caller c;
 	struct dir_ctx dc = { m, buf, filler };
 	const struct ucg_cred *cred = get_caller(&c);
@@ -187,14 +228,23 @@ static int op_open(const char *path, struct fuse_file_info *fi)
 {
 	struct mnt *m = cur_mnt();
 	struct caller c;
-	struct ucg_file *f = NULL;
+	struct fh *h = ucg_calloc(1, sizeof(*h));
 	const struct ucg_cred *cred = get_caller(&c);
 	int flags = fi->flags & (O_ACCMODE | O_TRUNC | O_APPEND | O_CREAT | O_EXCL);
-	int r = ENGINE_CALL(m, ucg_fs_open(m->d->e, m->h, path, flags, cred, &f));
+	int r;
 
-	if (r < 0)
+	if (!h)
+		return -ENOMEM;
+	pthread_mutex_lock(&m->d->lock);
+	r = ucg_fs_open(m->d->e, m->h, path, flags, cred, &h->f);
+	if (r == 0 && ucg_fs_getattr(m->d->e, m->h, path, cred, &h->st) < 0)
+		memset(&h->st, 0, sizeof(h->st));
+	pthread_mutex_unlock(&m->d->lock);
+	if (r < 0) {
+		ucg_free(h);
 		return r;
-	fi->fh = (uint64_t)(uintptr_t)f;
+	}
+	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
 	return 0;
@@ -204,7 +254,7 @@ static int op_read(const char *path, char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	struct mnt *m = cur_mnt();
-	struct ucg_file *f = (struct ucg_file *)(uintptr_t)fi->fh;
+	struct ucg_file *f = fh_of(fi)->f;
 
 	return ENGINE_CALL(m, (int)ucg_fs_read(f, buf, size, off));
 }
@@ -213,7 +263,7 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct mnt *m = cur_mnt();
-	struct ucg_file *f = (struct ucg_file *)(uintptr_t)fi->fh;
+	struct ucg_file *f = fh_of(fi)->f;
 
 	return mark_dirty(m, ENGINE_CALL(m, (int)ucg_fs_write(f, buf, size)));
 }
@@ -221,11 +271,12 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off,
 static int op_release(const char *path, struct fuse_file_info *fi)
 {
 	struct mnt *m = cur_mnt();
-	struct ucg_file *f = (struct ucg_file *)(uintptr_t)fi->fh;
+	struct fh *h = fh_of(fi);
 
 	pthread_mutex_lock(&m->d->lock);
-	ucg_fs_release(f);
+	ucg_fs_release(h->f);
 	pthread_mutex_unlock(&m->d->lock);
+	ucg_free(h);
 	return 0;
 }
 
@@ -358,7 +409,9 @@ static int op_access(const char *path, int mask)
 static const struct fuse_operations ops = {
 	.init = op_init,
 	.getattr = op_getattr,
+	.opendir = op_opendir,
 	.readdir = op_readdir,
+	.releasedir = op_releasedir,
 	.open = op_open,
 	.read = op_read,
 	.write = op_write,

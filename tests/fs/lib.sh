@@ -1,0 +1,108 @@
+# tests/fs/lib.sh — shared setup for the filesystem tests (sourced by bash).
+#
+# Usage: . lib.sh UCG FSOP; fs_setup; ...checks...; fs_done
+# fs_setup makes a unique scratch dir and runtime dir, starts a daemon whose pid we
+# keep, and an EXIT trap unmounts everything we mounted, stops that daemon (by its
+# pid), kills the processes we started (by pid) and removes the directories.
+
+UCG=$1
+FSOP=$2
+PASS=0
+FAIL=0
+SKIP=0
+MOUNTS=()
+KMOUNTS=()
+PIDS=()
+DAEMON_PID=
+SCRATCH=
+
+ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; }
+# check NAME GOT WANT
+check() {
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got '$2', want '$3'"; fi
+}
+skip_all() {
+	echo "SKIP: $1"
+	echo "RESULT passed=0 failed=0 skipped=1"
+	exit 77
+}
+
+fs_cleanup() {
+	local m p i
+	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
+		m=${MOUNTS[i]}
+		mountpoint -q "$m" 2>/dev/null && { umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; }
+	done
+	for ((i = ${#KMOUNTS[@]} - 1; i >= 0; i--)); do
+		m=${KMOUNTS[i]}
+		# a scratch kernel hierarchy: empty it, then unmount
+		if mountpoint -q "$m" 2>/dev/null; then
+			find "$m" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+			umount "$m" 2>/dev/null
+		fi
+	done
+	for p in "${PIDS[@]}"; do { kill -9 "$p"; wait "$p"; } 2>/dev/null; done
+	if [ -n "$DAEMON_PID" ]; then
+		kill "$DAEMON_PID" 2>/dev/null
+		for i in $(seq 50); do kill -0 "$DAEMON_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$DAEMON_PID" 2>/dev/null
+	fi
+	# mounts left by a daemon we killed
+	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
+		umount -l "${MOUNTS[i]}" 2>/dev/null
+	done
+	[ -n "$SCRATCH" ] && rm -rf "$SCRATCH" 2>/dev/null
+}
+
+fs_setup() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root (FUSE allow_other, process connector)"
+	[ -c /dev/fuse ] || skip_all "no /dev/fuse"
+	[ -x "$UCG" ] || skip_all "no ucg binary"
+	SCRATCH=$(mktemp -d /tmp/ucgfs.XXXXXX)
+	export UCG_RUNTIME_DIR=$SCRATCH/run
+	mkdir -p "$UCG_RUNTIME_DIR"
+	trap fs_cleanup EXIT
+	start_daemon || skip_all "daemon does not start (FUSE unusable here?)"
+}
+
+start_daemon() {
+	local i
+	"$UCG" daemon >>"$SCRATCH/daemon.log" 2>&1 &
+	DAEMON_PID=$!
+	for i in $(seq 100); do
+		[ -S "$UCG_RUNTIME_DIR/ctl.sock" ] && "$UCG" ctl ping >/dev/null 2>&1 && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# mnt NAME OPTS: mounts a hierarchy on a new dir under SCRATCH, prints the dir
+mnt() {
+	local d=$SCRATCH/$1
+	mkdir -p "$d"
+	MOUNTS+=("$d")
+	"$UCG" mount -o "$2" cgroup "$d" || return 1
+	echo "$d"
+}
+
+# kmnt NAME OPTS: a scratch kernel cgroup v1 hierarchy (for errno comparisons)
+kmnt() {
+	local d=$SCRATCH/k$1
+	mkdir -p "$d"
+	mount -t cgroup -o "$2" cgroup "$d" 2>/dev/null || return 1
+	KMOUNTS+=("$d")
+	echo "$d"
+}
+
+spawn() { # spawn CMD...: runs it in the background, remembers its pid in LAST
+	"$@" &
+	LAST=$!
+	PIDS+=("$LAST")
+}
+
+fs_done() {
+	echo "RESULT passed=$PASS failed=$FAIL skipped=$SKIP"
+	[ "$FAIL" = 0 ]
+}
