@@ -869,6 +869,8 @@ int ucg_daemon_run(int ready_fd)
 {
 	struct ucg_engine_config cfg = { 0 };
 	struct daemon d;
+	struct timespec now;
+	long long next_reap_ms = 0;
 	sigset_t mask;
 	int r;
 
@@ -959,10 +961,12 @@ int ucg_daemon_run(int ready_fd)
 				close(c);
 			}
 		}
-		if (n == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_reap_ms) {
 			pthread_mutex_lock(&d.lock);
 			ucg_host_reap_check(d.host, d.e);
 			pthread_mutex_unlock(&d.lock);
+			next_reap_ms = now.tv_sec * 1000 + now.tv_nsec / 1000000 + 100;
 		}
 		save_state(&d);
 	}
