@@ -1,13 +1,733 @@
-/* controllers/memory.c — the memory controller.
+/* controllers/memory.c — the memory controller, memcg v1 as 6.18 shows it
+ * (controllers.md §4).
  *
- * Binding, exclusivity and the per-cgroup state life cycle are handled by the engine;
- * this controller's own files and rules arrive with the controllers issue (3), so for
- * now its state is the bare css and it has no files.
+ * Model. Each cgroup has four hierarchical page counters (controllers/counter.c):
+ * memory, memsw (memory + swap), kmem and kmem.tcp, each linked to the same counter
+ * of the parent, so a charge counts in every ancestor (6.18 is always hierarchical:
+ * use_hierarchy reads 1 and only 1 may be written). Units are 4 KiB pages; a limit
+ * written as MEM bytes becomes floor(bytes / 4096) pages, clamped to PAGE_COUNTER_MAX,
+ * which reads back as MEMMAX = 2^63 - 4096.
+ *
+ * A charge of n pages (charge.h) goes to memsw first, then memory, as the kernel does;
+ * the counter that refuses counts one failure in its failcnt. The engine then reclaims
+ * clean page cache (the UCG_MEM_FILE pages) in the refusing cgroup's subtree, pre-order,
+ * until the charge would fit, and retries once; if it still does not fit the charge
+ * fails with ENOMEM and the caller learns which cgroup refused and whether its
+ * oom_kill_disable is set (the task sleeps, under_oom reads 1) or not (the kernel
+ * kills a task; oom_kill counts it here). Anonymous and shmem pages are never
+ * reclaimed: the reference machine has no swap, so memsw usage equals memory usage.
+ *
+ * Limits: lowering memory.limit_in_bytes (or memsw) below usage first reclaims page
+ * cache in the subtree, as the kernel does, and fails with EBUSY if usage still does
+ * not fit; the reclaim is not undone (nor is it in the kernel). memsw ≥ memory is
+ * enforced both ways with EINVAL. Writes to the four limit files, oom_control and
+ * force_empty at the root are EINVAL; kmem.limit_in_bytes is parsed and ignored;
+ * swappiness at the root stands for the global vm.swappiness and is inherited by
+ * new children, like oom_kill_disable.
+ *
+ * memory.stat: one local value per item (pages or events), the total_* lines sum the
+ * subtree at read time. A removed cgroup passes its remaining pages to its parent's
+ * local statistics (the hierarchical counters already include them).
+ *
+ * Limits of the model: the kernel retries reclaim up to 16 times and may count more
+ * than one failure per charge; here there is one retry. No LRU aging (new pages stay
+ * on the inactive lists), no dirty/writeback/refault/swap accounting (those lines read
+ * 0), no soft-limit reclaim, no event notifications (cgroup.event_control is absent).
  */
-#include "engine/subsys.h"
+#include "base/memparse.h"
+#include "controllers/charge.h"
+#include "controllers/counter.h"
+#include "engine/cgroup.h"
+#include "engine/task.h"
+#include "engine/types.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sys/stat.h>
+
+enum mem_stat {
+	ST_CACHE,
+	ST_RSS,
+	ST_RSS_HUGE,
+	ST_SHMEM,
+	ST_MAPPED_FILE,
+	ST_DIRTY,
+	ST_WRITEBACK,
+	ST_WS_REFAULT_ANON,
+	ST_WS_REFAULT_FILE,
+	ST_SWAP,
+	ST_SWAPCACHED,
+	ST_PGPGIN,
+	ST_PGPGOUT,
+	ST_PGFAULT,
+	ST_PGMAJFAULT,
+	ST_INACTIVE_ANON,
+	ST_ACTIVE_ANON,
+	ST_INACTIVE_FILE,
+	ST_ACTIVE_FILE,
+	ST_UNEVICTABLE,
+	NR_MEM_STAT
+};
+
+/* The memory.stat items in 6.18 order; events are printed as counts, the rest are
+ * pages printed in bytes. */
+static const struct {
+	const char *name;
+	int event;
+} mem_stat_desc[NR_MEM_STAT] = {
+	[ST_CACHE] = { "cache", 0 },
+	[ST_RSS] = { "rss", 0 },
+	[ST_RSS_HUGE] = { "rss_huge", 0 },
+	[ST_SHMEM] = { "shmem", 0 },
+	[ST_MAPPED_FILE] = { "mapped_file", 0 },
+	[ST_DIRTY] = { "dirty", 0 },
+	[ST_WRITEBACK] = { "writeback", 0 },
+	[ST_WS_REFAULT_ANON] = { "workingset_refault_anon", 1 },
+	[ST_WS_REFAULT_FILE] = { "workingset_refault_file", 1 },
+	[ST_SWAP] = { "swap", 0 },
+	[ST_SWAPCACHED] = { "swapcached", 0 },
+	[ST_PGPGIN] = { "pgpgin", 1 },
+	[ST_PGPGOUT] = { "pgpgout", 1 },
+	[ST_PGFAULT] = { "pgfault", 1 },
+	[ST_PGMAJFAULT] = { "pgmajfault", 1 },
+	[ST_INACTIVE_ANON] = { "inactive_anon", 0 },
+	[ST_ACTIVE_ANON] = { "active_anon", 0 },
+	[ST_INACTIVE_FILE] = { "inactive_file", 0 },
+	[ST_ACTIVE_FILE] = { "active_file", 0 },
+	[ST_UNEVICTABLE] = { "unevictable", 0 },
+};
+
+/* Which counter a file's private value names. */
+enum mem_res { RES_MEM, RES_MEMSW, RES_KMEM, RES_TCP };
+
+struct memcg {
+	struct ucg_css css;
+	/* Hierarchical counters in pages, linked to the parent's (NULL at the root).
+	 * Owned by this css; changed by charges here and in descendants and by writes. */
+	struct ucg_counter memory, memsw, kmem, tcpmem;
+	uint64_t soft_limit;  /* pages; stored only */
+	unsigned swappiness;  /* 0..200; the root's is the global value */
+	int oom_kill_disable; /* copied from the parent at mkdir */
+	int under_oom;        /* a charge refused here is waiting (oom_kill_disable 1) */
+	uint64_t oom_kill;    /* OOM kills counted in this cgroup */
+	uint64_t pages[UCG_MEM_NR_KINDS]; /* pages charged here (not in descendants) */
+	uint64_t stat[NR_MEM_STAT];       /* local memory.stat values (pages or events) */
+	struct memcg *parent; /* NULL at the root; valid while this css is online */
+};
+
+static struct memcg *css_memcg(struct ucg_css *css)
+{
+	return ucg_container_of(css, struct memcg, css);
+}
+
+static struct memcg *cgroup_memcg(struct ucg_cgroup *cg)
+{
+	return css_memcg(cg->css[UCG_SS_memory]);
+}
+
+static struct ucg_counter *memcg_counter(struct memcg *m, unsigned long res)
+{
+	switch (res) {
+	case RES_MEMSW:
+		return &m->memsw;
+	case RES_KMEM:
+		return &m->kmem;
+	case RES_TCP:
+		return &m->tcpmem;
+	default:
+		return &m->memory;
+	}
+}
+
+/* ---- subtree walk ---------------------------------------------------------------------- */
+
+static struct ucg_cgroup *preorder_next(struct ucg_cgroup *cg, struct ucg_cgroup *top)
+{
+	if (!ucg_list_empty(&cg->children))
+		return ucg_container_of(cg->children.next, struct ucg_cgroup, sibling);
+	while (cg != top) {
+		if (cg->sibling.next != &cg->parent->children)
+			return ucg_container_of(cg->sibling.next, struct ucg_cgroup, sibling);
+		cg = cg->parent;
+	}
+	return NULL;
+}
+
+/* ---- charge helpers -------------------------------------------------------------------- */
+
+static void stat_add(struct memcg *m, enum ucg_mem_kind kind, uint64_t n, int sign)
+{
+#define ADJ(i) (m->stat[i] = sign > 0 ? m->stat[i] + n : m->stat[i] - n)
+	switch (kind) {
+	case UCG_MEM_ANON:
+		ADJ(ST_RSS);
+		ADJ(ST_INACTIVE_ANON);
+		break;
+	case UCG_MEM_FILE:
+		ADJ(ST_CACHE);
+		ADJ(ST_INACTIVE_FILE);
+		break;
+	case UCG_MEM_SHMEM:
+		ADJ(ST_CACHE);
+		ADJ(ST_SHMEM);
+		ADJ(ST_INACTIVE_ANON);
+		break;
+	default:
+		break;
+	}
+#undef ADJ
+	if (kind != UCG_MEM_KERNEL) {
+		if (sign > 0)
+			m->stat[ST_PGPGIN] += n;
+		else
+			m->stat[ST_PGPGOUT] += n;
+	}
+}
+
+/* Takes n pages of kind back from m (which holds them locally). */
+static void memcg_uncharge_local(struct memcg *m, enum ucg_mem_kind kind, uint64_t n)
+{
+	struct memcg *it;
+
+	m->pages[kind] -= n;
+	stat_add(m, kind, n, -1);
+	ucg_counter_uncharge(&m->memory, n);
+	ucg_counter_uncharge(&m->memsw, n);
+	if (kind == UCG_MEM_KERNEL)
+		ucg_counter_uncharge(&m->kmem, n);
+	/* A waiter may now fit: the kernel wakes it and under_oom drops. */
+	for (it = m; it; it = it->parent)
+		it->under_oom = 0;
+}
+
+/* Drops clean page cache in top's subtree, pre-order, until want pages are gone or
+ * none is left. Returns the pages dropped. */
+static uint64_t memcg_reclaim(struct memcg *top, uint64_t want)
+{
+	struct ucg_cgroup *tcg = top->css.cgroup, *cg;
+	uint64_t done = 0;
+
+	for (cg = tcg; cg && done < want; cg = preorder_next(cg, tcg)) {
+		struct memcg *m = cgroup_memcg(cg);
+		uint64_t n = m->pages[UCG_MEM_FILE];
+
+		if (n > want - done)
+			n = want - done;
+		if (n) {
+			memcg_uncharge_local(m, UCG_MEM_FILE, n);
+			done += n;
+		}
+	}
+	return done;
+}
+
+/* One charge attempt: memsw, then memory (and kmem for kernel pages, which has no
+ * effective limit). Returns 0 or -ENOMEM with the refusing cgroup in *ret_over. */
+static int memcg_try_charge_once(struct memcg *m, enum ucg_mem_kind kind, uint64_t n,
+				 struct memcg **ret_over)
+{
+	struct ucg_counter *fail;
+
+	if (ucg_counter_try_charge(&m->memsw, n, &fail) < 0) {
+		*ret_over = ucg_container_of(fail, struct memcg, memsw);
+		return -ENOMEM;
+	}
+	if (ucg_counter_try_charge(&m->memory, n, &fail) < 0) {
+		ucg_counter_uncharge(&m->memsw, n);
+		*ret_over = ucg_container_of(fail, struct memcg, memory);
+		return -ENOMEM;
+	}
+	if (kind == UCG_MEM_KERNEL)
+		ucg_counter_charge(&m->kmem, n);
+	return 0;
+}
+
+/* Pages over the limit that refused: how much reclaim must free for n more. */
+static uint64_t memcg_excess(struct memcg *over, uint64_t n)
+{
+	uint64_t need = 0;
+
+	if (over->memory.usage + n > over->memory.max)
+		need = over->memory.usage + n - over->memory.max;
+	if (over->memsw.usage + n > over->memsw.max && over->memsw.usage + n - over->memsw.max > need)
+		need = over->memsw.usage + n - over->memsw.max;
+	return need;
+}
+
+static int memcg_charge(struct memcg *m, enum ucg_mem_kind kind, uint64_t n,
+			struct ucg_charge_result *res)
+{
+	struct memcg *over = NULL;
+	uint64_t reclaimed = 0;
+	int r;
+
+	if ((unsigned)kind >= UCG_MEM_NR_KINDS)
+		return -EINVAL;
+	r = memcg_try_charge_once(m, kind, n, &over);
+	if (r < 0 && n <= over->memory.max && n <= over->memsw.max) {
+		reclaimed = memcg_reclaim(over, memcg_excess(over, n));
+		if (reclaimed)
+			r = memcg_try_charge_once(m, kind, n, &over);
+	}
+	if (res)
+		res->reclaimed = reclaimed;
+	if (r < 0) {
+		if (res) {
+			res->hierarchy_id = over->css.cgroup->h->id;
+			res->oom_kill_disable = over->oom_kill_disable;
+			if (res->path)
+				ucg_cgroup_path(over->css.cgroup, res->path);
+		}
+		if (over->oom_kill_disable)
+			over->under_oom = 1;
+		else
+			over->oom_kill++; /* the front end kills the largest task of over */
+		return r;
+	}
+	m->pages[kind] += n;
+	stat_add(m, kind, n, +1);
+	return 0;
+}
+
+/* ---- life cycle ------------------------------------------------------------------------ */
+
+static int memory_css_alloc(struct ucg_css *css, struct ucg_css *parent_css)
+{
+	struct memcg *m = css_memcg(css), *p = parent_css ? css_memcg(parent_css) : NULL;
+
+	ucg_counter_init(&m->memory, p ? &p->memory : NULL, UCG_PAGE_COUNTER_MAX);
+	ucg_counter_init(&m->memsw, p ? &p->memsw : NULL, UCG_PAGE_COUNTER_MAX);
+	ucg_counter_init(&m->kmem, p ? &p->kmem : NULL, UCG_PAGE_COUNTER_MAX);
+	ucg_counter_init(&m->tcpmem, p ? &p->tcpmem : NULL, UCG_PAGE_COUNTER_MAX);
+	m->soft_limit = UCG_PAGE_COUNTER_MAX;
+	m->swappiness = p ? p->swappiness : 60;
+	m->oom_kill_disable = p ? p->oom_kill_disable : 0;
+	m->parent = p;
+	return 0;
+}
+
+/* rmdir: what is still charged here, and its statistics, pass to the parent (the
+ * parent's counters already include the pages), so they can still be uncharged and
+ * the parent's total_* lines keep counting them. */
+static void memory_css_offline(struct ucg_css *css)
+{
+	struct memcg *m = css_memcg(css), *p = m->parent;
+	int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < UCG_MEM_NR_KINDS; i++) {
+		p->pages[i] += m->pages[i];
+		m->pages[i] = 0;
+	}
+	for (i = 0; i < NR_MEM_STAT; i++) {
+		p->stat[i] += m->stat[i];
+		m->stat[i] = 0;
+	}
+	m->memory.usage = m->memsw.usage = m->kmem.usage = 0;
+}
+
+/* ---- file handlers --------------------------------------------------------------------- */
+
+static int show_u64(struct ucg_buf *out, uint64_t v)
+{
+	ucg_buf_printf(out, "%" PRIu64 "\n", v);
+	return 0;
+}
+
+static int res_usage_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	return show_u64(out, memcg_counter(css_memcg(of->css), of->cft->private)->usage *
+				     UCG_PAGE_SIZE);
+}
+
+static int res_max_usage_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	return show_u64(out, memcg_counter(css_memcg(of->css), of->cft->private)->watermark *
+				     UCG_PAGE_SIZE);
+}
+
+static int res_limit_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	struct memcg *m = css_memcg(of->css);
+
+	/* kmem.limit_in_bytes is never stored: it always reads MEMMAX */
+	if (of->cft->private == RES_KMEM)
+		return show_u64(out, UCG_MEMMAX);
+	return show_u64(out, memcg_counter(m, of->cft->private)->max * UCG_PAGE_SIZE);
+}
+
+static int res_failcnt_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	return show_u64(out, memcg_counter(css_memcg(of->css), of->cft->private)->failcnt);
+}
+
+/* max_usage_in_bytes: any bytes reset the watermark to the current usage. */
+static int res_max_usage_write(struct ucg_of *of, const char *buf, size_t len)
+{
+	ucg_counter_reset_watermark(memcg_counter(css_memcg(of->css), of->cft->private));
+	return 0;
+}
+
+static int res_failcnt_write(struct ucg_of *of, const char *buf, size_t len)
+{
+	ucg_counter_reset_failcnt(memcg_counter(css_memcg(of->css), of->cft->private));
+	return 0;
+}
+
+/* Sets c's max to pages, reclaiming page cache in m's subtree if usage is above. */
+static int resize_max(struct memcg *m, struct ucg_counter *c, uint64_t pages)
+{
+	if (c->usage > pages)
+		memcg_reclaim(m, c->usage - pages);
+	return ucg_counter_set_max(c, pages);
+}
+
+static int res_limit_write(struct ucg_of *of, uint64_t bytes)
+{
+	struct memcg *m = css_memcg(of->css);
+	uint64_t pages = ucg_mem_to_units(bytes, UCG_PAGE_SIZE, UCG_PAGE_COUNTER_MAX);
+	int r;
+
+	if (!m->parent)
+		return -EINVAL;
+	switch (of->cft->private) {
+	case RES_MEM:
+		if (pages > m->memsw.max)
+			return -EINVAL;
+		r = resize_max(m, &m->memory, pages);
+		break;
+	case RES_MEMSW:
+		if (pages < m->memory.max)
+			return -EINVAL;
+		r = resize_max(m, &m->memsw, pages);
+		break;
+	case RES_TCP:
+		r = ucg_counter_set_max(&m->tcpmem, pages);
+		break;
+	default: /* kmem: parsed, then ignored */
+		r = 0;
+		break;
+	}
+	if (r == 0)
+		m->under_oom = 0; /* a raised limit lets a waiter go on */
+	return r;
+}
+
+static int soft_limit_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	return show_u64(out, css_memcg(of->css)->soft_limit * UCG_PAGE_SIZE);
+}
+
+static int soft_limit_write(struct ucg_of *of, uint64_t bytes)
+{
+	css_memcg(of->css)->soft_limit = ucg_mem_to_units(bytes, UCG_PAGE_SIZE, UCG_PAGE_COUNTER_MAX);
+	return 0;
+}
+
+static int force_empty_write(struct ucg_of *of, const char *buf, size_t len)
+{
+	struct memcg *m = css_memcg(of->css);
+
+	if (!m->parent)
+		return -EINVAL;
+	/* best effort: drop all page cache of the subtree, succeed whatever remains */
+	memcg_reclaim(m, UINT64_MAX);
+	return 0;
+}
+
+static int use_hierarchy_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	return show_u64(out, 1);
+}
+
+static int use_hierarchy_write(struct ucg_of *of, uint64_t v)
+{
+	return v == 1 ? 0 : -EINVAL;
+}
+
+static int swappiness_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	return show_u64(out, css_memcg(of->css)->swappiness);
+}
+
+static int swappiness_write(struct ucg_of *of, uint64_t v)
+{
+	if (v > 200)
+		return -EINVAL;
+	css_memcg(of->css)->swappiness = (unsigned)v;
+	return 0;
+}
+
+static int move_charge_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	return show_u64(out, 0);
+}
+
+static int move_charge_write(struct ucg_of *of, uint64_t v)
+{
+	return v == 0 ? 0 : -EINVAL;
+}
+
+static int oom_control_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	struct memcg *m = css_memcg(of->css);
+
+	ucg_buf_printf(out, "oom_kill_disable %d\nunder_oom %d\noom_kill %" PRIu64 "\n",
+		       m->oom_kill_disable, m->under_oom, m->oom_kill);
+	return 0;
+}
+
+static int oom_control_write(struct ucg_of *of, uint64_t v)
+{
+	struct memcg *m = css_memcg(of->css);
+
+	if (!m->parent || v > 1)
+		return -EINVAL;
+	m->oom_kill_disable = (int)v;
+	if (!v)
+		m->under_oom = 0; /* waiters are woken and go to the OOM killer */
+	return 0;
+}
+
+static void subtree_stat(struct memcg *top, uint64_t *sum)
+{
+	struct ucg_cgroup *tcg = top->css.cgroup, *cg;
+	int i;
+
+	for (cg = tcg; cg; cg = preorder_next(cg, tcg)) {
+		struct memcg *m = cgroup_memcg(cg);
+
+		for (i = 0; i < NR_MEM_STAT; i++)
+			sum[i] += m->stat[i];
+	}
+}
+
+static uint64_t stat_value(int i, uint64_t v)
+{
+	return mem_stat_desc[i].event ? v : v * UCG_PAGE_SIZE;
+}
+
+static int stat_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	struct memcg *m = css_memcg(of->css);
+	uint64_t total[NR_MEM_STAT] = { 0 };
+	int i;
+
+	for (i = 0; i < NR_MEM_STAT; i++)
+		ucg_buf_printf(out, "%s %" PRIu64 "\n", mem_stat_desc[i].name,
+			       stat_value(i, m->stat[i]));
+	ucg_buf_printf(out, "hierarchical_memory_limit %" PRIu64 "\n",
+		       ucg_counter_hierarchical_max(&m->memory) * UCG_PAGE_SIZE);
+	ucg_buf_printf(out, "hierarchical_memsw_limit %" PRIu64 "\n",
+		       ucg_counter_hierarchical_max(&m->memsw) * UCG_PAGE_SIZE);
+	subtree_stat(m, total);
+	for (i = 0; i < NR_MEM_STAT; i++)
+		ucg_buf_printf(out, "total_%s %" PRIu64 "\n", mem_stat_desc[i].name,
+			       stat_value(i, total[i]));
+	return 0;
+}
+
+static void numa_line(struct ucg_buf *out, const char *name, uint64_t pages, unsigned nodes)
+{
+	unsigned n;
+
+	ucg_buf_printf(out, "%s=%" PRIu64, name, pages);
+	for (n = 0; n < nodes; n++)
+		ucg_buf_printf(out, " N%u=%" PRIu64, n, n == 0 ? pages : 0);
+	ucg_buf_putc(out, '\n');
+}
+
+static int numa_stat_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	struct memcg *m = css_memcg(of->css);
+	uint64_t t[NR_MEM_STAT] = { 0 };
+	unsigned nodes = of->e->cfg.nr_mems ? of->e->cfg.nr_mems : 1;
+	uint64_t file = m->stat[ST_INACTIVE_FILE] + m->stat[ST_ACTIVE_FILE];
+	uint64_t anon = m->stat[ST_INACTIVE_ANON] + m->stat[ST_ACTIVE_ANON];
+	uint64_t unev = m->stat[ST_UNEVICTABLE], hfile, hanon;
+
+	subtree_stat(m, t);
+	hfile = t[ST_INACTIVE_FILE] + t[ST_ACTIVE_FILE];
+	hanon = t[ST_INACTIVE_ANON] + t[ST_ACTIVE_ANON];
+	numa_line(out, "total", file + anon + unev, nodes);
+	numa_line(out, "file", file, nodes);
+	numa_line(out, "anon", anon, nodes);
+	numa_line(out, "unevictable", unev, nodes);
+	numa_line(out, "hierarchical_total", hfile + hanon + t[ST_UNEVICTABLE], nodes);
+	numa_line(out, "hierarchical_file", hfile, nodes);
+	numa_line(out, "hierarchical_anon", hanon, nodes);
+	numa_line(out, "hierarchical_unevictable", t[ST_UNEVICTABLE], nodes);
+	return 0;
+}
+
+static int empty_show(struct ucg_of *of, struct ucg_buf *out)
+{
+	return 0;
+}
+
+/* ---- charging API (charge.h) ----------------------------------------------------------- */
+
+static struct ucg_hierarchy *memory_hierarchy(struct ucg_engine *e)
+{
+	struct ucg_hierarchy *h = NULL;
+
+	while ((h = ucg_hierarchy_next(e, h)) && !(h->ss_mask & (1u << UCG_SS_memory)))
+		;
+	return h;
+}
+
+/* The task's memcg: 0 and *ret (NULL if memory is bound nowhere), or -ESRCH. */
+static int task_memcg(struct ucg_engine *e, int tid, struct memcg **ret)
+{
+	struct ucg_task *t = ucg_task_find(e, tid);
+	struct ucg_hierarchy *h;
+
+	if (!t || t->exited)
+		return -ESRCH;
+	h = memory_hierarchy(e);
+	*ret = h ? cgroup_memcg(ucg_task_cgroup(t, h)) : NULL;
+	return 0;
+}
+
+/* The memcg at path in h: -ENOENT, -ENOTDIR, or -EINVAL if memory is not bound to h. */
+static int path_memcg(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		      struct memcg **ret)
+{
+	struct ucg_cred root = ucg_cred_root();
+	struct ucg_stat st;
+	struct ucg_cgroup *cg;
+	const char *p = path, *s;
+	int r;
+
+	if (!(h->ss_mask & (1u << UCG_SS_memory)))
+		return -EINVAL;
+	r = ucg_fs_getattr(e, h, path, &root, &st);
+	if (r < 0)
+		return r;
+	if (!S_ISDIR(st.mode))
+		return -ENOTDIR;
+	cg = h->root;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		s = p;
+		while (*p && *p != '/')
+			p++;
+		if (p > s)
+			cg = ucg_cgroup_find_child(cg, s, (size_t)(p - s));
+	}
+	*ret = cgroup_memcg(cg);
+	return 0;
+}
+
+int ucg_memory_charge_task(struct ucg_engine *e, int tid, enum ucg_mem_kind kind,
+			   uint64_t pages, struct ucg_charge_result *result)
+{
+	struct memcg *m;
+	int r = task_memcg(e, tid, &m);
+
+	if (r < 0 || !m)
+		return r;
+	return memcg_charge(m, kind, pages, result);
+}
+
+int ucg_memory_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			   enum ucg_mem_kind kind, uint64_t pages, struct ucg_charge_result *result)
+{
+	struct memcg *m;
+	int r = path_memcg(e, h, path, &m);
+
+	if (r < 0)
+		return r;
+	return memcg_charge(m, kind, pages, result);
+}
+
+static int memcg_uncharge(struct memcg *m, enum ucg_mem_kind kind, uint64_t pages)
+{
+	if ((unsigned)kind >= UCG_MEM_NR_KINDS)
+		return -EINVAL;
+	if (m->pages[kind] < pages)
+		return -ERANGE;
+	memcg_uncharge_local(m, kind, pages);
+	return 0;
+}
+
+int ucg_memory_uncharge_task(struct ucg_engine *e, int tid, enum ucg_mem_kind kind,
+			     uint64_t pages)
+{
+	struct memcg *m;
+	int r = task_memcg(e, tid, &m);
+
+	if (r < 0 || !m)
+		return r;
+	return memcg_uncharge(m, kind, pages);
+}
+
+int ucg_memory_uncharge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			     enum ucg_mem_kind kind, uint64_t pages)
+{
+	struct memcg *m;
+	int r = path_memcg(e, h, path, &m);
+
+	if (r < 0)
+		return r;
+	return memcg_uncharge(m, kind, pages);
+}
+
+int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major)
+{
+	struct memcg *m;
+	int r = task_memcg(e, tid, &m);
+
+	if (r < 0 || !m)
+		return r;
+	m->stat[ST_PGFAULT]++;
+	if (major)
+		m->stat[ST_PGMAJFAULT]++;
+	return 0;
+}
+
+/* ---- tables ---------------------------------------------------------------------------- */
+
+#define RES_FILES(prefix, res, limit_write)                                                   \
+	{ .name = prefix "usage_in_bytes", .mode = 0444, .show = res_usage_show,               \
+	  .private = res },                                                                    \
+	{ .name = prefix "max_usage_in_bytes", .mode = 0644, .show = res_max_usage_show,        \
+	  .write = res_max_usage_write, .private = res },                                      \
+	{ .name = prefix "limit_in_bytes", .mode = 0644, .show = res_limit_show,                \
+	  .write_mem = limit_write, .private = res },                                          \
+	{ .name = prefix "failcnt", .mode = 0644, .show = res_failcnt_show,                     \
+	  .write = res_failcnt_write, .private = res }
+
+static const struct ucg_cftype memory_files[] = {
+	RES_FILES("", RES_MEM, res_limit_write),
+	RES_FILES("memsw.", RES_MEMSW, res_limit_write),
+	RES_FILES("kmem.", RES_KMEM, res_limit_write),
+	RES_FILES("kmem.tcp.", RES_TCP, res_limit_write),
+	{ .name = "kmem.slabinfo", .mode = 0444, .show = empty_show },
+	{ .name = "soft_limit_in_bytes", .mode = 0644, .show = soft_limit_show,
+	  .write_mem = soft_limit_write },
+	{ .name = "stat", .mode = 0444, .show = stat_show },
+	{ .name = "numa_stat", .mode = 0444, .show = numa_stat_show },
+	{ .name = "force_empty", .mode = 0200, .write = force_empty_write },
+	{ .name = "use_hierarchy", .mode = 0644, .show = use_hierarchy_show,
+	  .write_u64 = use_hierarchy_write },
+	{ .name = "swappiness", .mode = 0644, .show = swappiness_show,
+	  .write_u64 = swappiness_write },
+	{ .name = "move_charge_at_immigrate", .mode = 0644, .show = move_charge_show,
+	  .write_u64 = move_charge_write },
+	{ .name = "oom_control", .mode = 0644, .show = oom_control_show,
+	  .write_u64 = oom_control_write },
+	{ .name = "pressure_level", .mode = 0444 }, /* an event source only: read is EINVAL */
+	{ 0 },
+};
 
 const struct ucg_subsys ucg_memory_subsys = {
 	.name = "memory",
 	.id = UCG_SS_memory,
-	.css_size = sizeof(struct ucg_css),
+	.css_size = sizeof(struct memcg),
+	.css_alloc = memory_css_alloc,
+	.css_offline = memory_css_offline,
+	.files = memory_files,
 };
