@@ -60,6 +60,7 @@ fs_setup() {
 	[ -c /dev/fuse ] || skip_all "no /dev/fuse"
 	[ -x "$UCG" ] || skip_all "no ucg binary"
 	SCRATCH=$(mktemp -d /tmp/ucgfs.XXXXXX)
+	chmod 755 "$SCRATCH" # the throwaway user must reach the mounts
 	export UCG_RUNTIME_DIR=$SCRATCH/run
 	mkdir -p "$UCG_RUNTIME_DIR"
 	trap fs_cleanup EXIT
