@@ -1,4 +1,49 @@
 #!/bin/bash
+# State survives the daemon: tree, settings, ownership and the membership of
+# processes that still live, after a clean stop and after kill -9 (whose stale
+# mounts the next `ucg mount` clears).
 . "$(dirname "$0")/lib.sh" "$1" "$2"
 fs_setup
+
+M=$(mnt a none,name=keep,release_agent=/bin/true) || { bad "mount"; fs_done; exit 1; }
+mkdir -p "$M/a/b c" $M/d
+chown 64011:64011 $M/d $M/d/tasks
+chmod 0700 "$M/a/b c"
+echo 1 > $M/a/notify_on_release
+spawn sleep 300; S=$LAST
+echo $S > $M/d/cgroup.procs
+sleep 0.3
+snapshot() {
+	echo "agent $(cat $M/release_agent)"
+	echo "notify $(cat $M/a/notify_on_release)"
+	echo "mode $(stat -c %a "$M/a/b c")"
+	echo "own $(stat -c %u:%g $M/d $M/d/tasks | paste -sd' ')"
+	echo "procs $(cat $M/d/cgroup.procs)"
+	echo "proc $($UCG proc $S)"
+}
+BEFORE=$(snapshot)
+
+# clean stop, then a new daemon restores and remounts
+kill $DAEMON_PID; wait $DAEMON_PID
+start_daemon || bad "restart after stop"
+for i in $(seq 40); do mountpoint -q $M && break; sleep 0.05; done
+check "remounted after clean stop" "$(mountpoint -q $M && echo yes)" "yes"
+check "state after clean stop" "$(snapshot)" "$BEFORE"
+
+# kill -9: the mount goes stale (ENOTCONN); a new daemon clears and restores it
+kill -9 $DAEMON_PID; wait $DAEMON_PID 2>/dev/null
+check "stale mount" "$(stat $M 2>&1 | grep -c 'not connected')" "1"
+start_daemon || bad "restart after kill -9"
+for i in $(seq 40); do stat $M >/dev/null 2>&1 && break; sleep 0.05; done
+check "state after kill -9" "$(snapshot)" "$BEFORE"
+
+# the next `ucg mount` starts a daemon, which clears the stale mount and restores it;
+# mounting the same hierarchy on the same directory again is then EBUSY, as on the kernel
+kill -9 $DAEMON_PID; wait $DAEMON_PID 2>/dev/null
+DAEMON_PID=
+M2=$SCRATCH/b; mkdir -p $M2; MOUNTS+=("$M2")
+check "ucg mount after a dead daemon" "$($UCG mount -o none,name=other cgroup $M2 2>&1 && echo OK)" "OK"
+DAEMON_PID=$($UCG ctl ping)
+check "tree back at the old mount" "$(test -d "$M/a/b c" && echo yes)" "yes"
+check "same hierarchy, same dir" "$($UCG mount -o none,name=keep cgroup $M 2>&1)" "ucg: mount: $M: Device or resource busy"
 fs_done
