@@ -111,4 +111,61 @@ int ucg_blkio_limits_task(struct ucg_engine *e, int tid, uint32_t major, uint32_
 int ucg_devices_may_access(struct ucg_engine *e, int tid, char type, uint32_t major,
 			   uint32_t minor, unsigned access);
 
+/* ==== cpuset (cpuset.c) ========================================================== */
+
+/* CPU and memory-node hot-plug: the online sets, as cpu_set_t-style bit arrays (bit i
+ * is byte i / 8, bit i % 8; bits beyond nr_cpus / nr_mems are ignored). The root's
+ * cpuset.cpus/mems become these sets; in v1 mode every other cpuset loses the CPUs and
+ * nodes that went offline (and does not get them back when they return); then every
+ * populated cpuset left without cpus or mems has its tasks moved to the nearest
+ * ancestor that still has both (the provider hears their new masks). Returns the
+ * number of tasks moved, -EINVAL if no CPU or no node would be online (nothing
+ * changes), -ENOMEM. 0 if cpuset is bound to no hierarchy. */
+int ucg_cpuset_set_online(struct ucg_engine *e, const unsigned char *cpus, size_t cpus_bytes,
+			  const unsigned char *mems, size_t mems_bytes);
+/* The effective cpus of task tid's cpuset, for checking sched_setaffinity() (a mask
+ * with no CPU in it fails with EINVAL). mask must hold (nr_cpus + 7) / 8 bytes
+ * (-EINVAL if nbytes is smaller); all CPUs when cpuset is unbound. -ESRCH. */
+int ucg_cpuset_task_cpus(struct ucg_engine *e, int tid, unsigned char *mask, size_t nbytes);
+
+/* ==== cpuacct (cpuacct.c) ======================================================== */
+
+/* Charges CPU time of task tid spent on cpu (0..nr_cpus-1): user_ns and sys_ns
+ * nanoseconds to its cpuacct cgroup and, through the sums, to every ancestor.
+ * -ESRCH, -EINVAL for a cpu out of range. 0 if cpuacct is bound nowhere. */
+int ucg_cpuacct_charge(struct ucg_engine *e, int tid, unsigned cpu, uint64_t user_ns,
+		       uint64_t sys_ns);
+
+/* ==== cpu (cpu.c) ================================================================ */
+
+/* The CFS bandwidth that applies to task tid's cpu cgroup: its shares and its own
+ * quota/period/burst in microseconds (quota -1: unlimited), and the hierarchical
+ * ratio as the kernel's 20-bit fixed point (quota/period << 20, UINT64_MAX:
+ * unlimited), for a scheduler model. -ESRCH. */
+struct ucg_cpu_bandwidth {
+	uint64_t shares;
+	int64_t quota_us;
+	uint64_t period_us, burst_us;
+	uint64_t ratio;
+};
+int ucg_cpu_bandwidth_task(struct ucg_engine *e, int tid, struct ucg_cpu_bandwidth *ret);
+/* A scheduler model reports CFS bandwidth periods of task tid's cpu cgroup: one more
+ * period (nr_periods), whether it was throttled, for how long, and burst use; the
+ * figures appear in cpu.stat. -ESRCH. */
+int ucg_cpu_account_period(struct ucg_engine *e, int tid, int throttled,
+			   uint64_t throttled_ns, uint64_t burst_ns);
+
+/* ==== net_cls (net_cls.c) ======================================================== */
+
+/* The classid of task tid's net_cls cgroup (0: none). The tc handle is
+ * major = classid >> 16, minor = classid & 0xffff. -ESRCH; 0 with *ret = 0 when
+ * net_cls is bound nowhere. */
+int ucg_net_cls_classid(struct ucg_engine *e, int tid, uint32_t *ret);
+
+/* ==== net_prio (net_prio.c) ====================================================== */
+
+/* The priority task tid's net_prio cgroup maps network device ifname to (0: leave the
+ * packet priority alone). -ESRCH, -ENODEV for a device not in the engine's list. */
+int ucg_net_prio_priority(struct ucg_engine *e, int tid, const char *ifname, uint32_t *ret);
+
 #endif

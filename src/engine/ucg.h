@@ -78,8 +78,9 @@ struct ucg_provider_ops {
 	 * first), nbytes = (nr_cpus + 7) / 8 (for mems, (nr_mems + 7) / 8); it is valid for
 	 * the call only. The provider applies the 6.18 rule itself: a task that asked for
 	 * its own mask with sched_setaffinity() gets (requested & mask), or mask when that
-	 * is empty (controllers.md §1.5); others get mask. Tasks of the root cpuset are
-	 * never reported (its set is every online cpu). */
+	 * is empty (controllers.md §1.5); others get mask. A task attached to the root is
+	 * told too; when hot-unplug changes the root's set (every online cpu), the root's
+	 * own tasks are not told one by one. */
 	void (*cpus_changed)(void *ctx, struct ucg_engine *e, int tid, const unsigned char *mask,
 			     size_t nbytes);
 	void (*mems_changed)(void *ctx, struct ucg_engine *e, int tid, const unsigned char *mask,
