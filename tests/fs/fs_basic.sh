@@ -79,7 +79,8 @@ if command -v python3 >/dev/null; then
 	python3 -c 'import threading,time
 ts=[threading.Thread(target=time.sleep,args=(300,),daemon=True) for _ in range(3)]
 [t.start() for t in ts]; time.sleep(300)' &
-	PY=$!; PIDS+=("$PY"); sleep 0.5
+	PY=$!; PIDS+=("$PY")
+	for i in $(seq 100); do [ "$(ls /proc/$PY/task | wc -l)" = 4 ] && break; sleep 0.05; done
 	TIDS=$(ls /proc/$PY/task | sort -n)
 	T2=$(echo "$TIDS" | sed -n 2p)
 	echo $T2 > $M/x/tasks
