@@ -108,6 +108,19 @@ struct ucg_engine_config {
 	size_t nr_netdevs;
 	/* cpuset.sched_relax_domain_level accepts -1..this. 0 means 5 (controllers.md §1). */
 	int cpuset_relax_domain_max;
+	/* blkio: the block devices that rules may name (others give ENODEV) and whether
+	 * each uses the bfq scheduler (blkio.bfq.weight_device needs it, EOPNOTSUPP
+	 * otherwise). NULL or 0 means the reference machine: loop0..7 (7:0..7:7, bfq),
+	 * zram0 (253:0) and vda (254:0, mq-deadline). Not copied: must outlive the
+	 * engine. */
+	const struct ucg_blkdev *blkdevs;
+	size_t nr_blkdevs;
+};
+
+/* One block device of the machine (blkio). */
+struct ucg_blkdev {
+	uint32_t major, minor;
+	int bfq; /* its I/O scheduler is bfq */
 };
 
 int ucg_engine_new(const struct ucg_engine_config *cfg, struct ucg_engine **ret);
