@@ -61,6 +61,7 @@ struct ucg_task_info {
 
 #define UCG_TASK_KTHREAD 0x1u         /* a kernel thread */
 #define UCG_TASK_NO_SETAFFINITY 0x2u /* kthread that must never move (EINVAL on attach) */
+#define UCG_TASK_RT 0x4u /* SCHED_FIFO/SCHED_RR (cpu: RT bandwidth checks) */
 
 /* How the engine reaches back to whoever feeds it tasks. Every member may be NULL. */
 struct ucg_provider_ops {
