@@ -45,7 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_GROUPS 256
+#define MAX_GROUPS UCG_HOST_MAX_GROUPS
 
 struct daemon;
 
@@ -56,6 +56,7 @@ struct mnt {
 	struct ucg_hierarchy *h;
 	char *name, *dir;
 	struct fuse *fuse;
+	struct fuse_config *cfg; /* the session's config; only its own thread touches it */
 	pthread_t thread;
 	struct timespec time; /* shown as every file's atime/mtime/ctime */
 };
@@ -86,8 +87,15 @@ static struct mnt *cur_mnt(void)
 static const struct ucg_cred *get_caller(struct caller *c)
 {
 	struct fuse_context *ctx = fuse_get_context();
+	struct daemon *d = ((struct mnt *)ctx->private_data)->d;
+	int r;
 
-	if (ucg_host_read_cred(ctx->pid, &c->cred, c->groups, MAX_GROUPS) < 0) {
+	/* Apply queued uid/gid/exec events first: they invalidate cached callers. */
+	pthread_mutex_lock(&d->lock);
+	ucg_host_drain(d->host, d->e);
+	r = ucg_host_caller_cred(d->host, ctx->pid, &c->cred, c->groups);
+	pthread_mutex_unlock(&d->lock);
+	if (r < 0) {
 		/* The caller is gone already: FUSE's fsuid/fsgid, no capabilities. */
 		c->cred = ucg_cred_user(ctx->uid, ctx->gid);
 		c->cred.tid = c->cred.tgid = ctx->pid;
@@ -128,8 +136,28 @@ static void fill_stat(const struct mnt *m, const struct ucg_stat *s, struct stat
 	st->st_atim = st->st_mtim = st->st_ctim = m->time;
 }
 
+/* Kernel caching of entries and attributes. Every change to what a mount shows is
+ * made through that mount (the kernel updates its own cache) unless the hierarchy is
+ * mounted more than once; then changes through one mount would leave the others'
+ * caches stale, so caching is off while a hierarchy has several mounts. Called in
+ * the mount's own thread, before a reply that the kernel caches. */
+#define CACHE_TIMEOUT_S 1.0
+
+static void tune_cache(struct mnt *m, int mounts)
+{
+	double t = mounts == 1 ? CACHE_TIMEOUT_S : 0;
+
+	if (m->cfg && m->cfg->entry_timeout != t) {
+		m->cfg->entry_timeout = t;
+		m->cfg->attr_timeout = t;
+	}
+}
+
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
+	struct mnt *m = fuse_get_context()->private_data;
+
+	m->cfg = cfg;
 	cfg->use_ino = 1;
 	cfg->direct_io = 1;
 	cfg->entry_timeout = 0;
@@ -162,7 +190,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	struct caller c;
 	struct ucg_stat s;
 	const struct ucg_cred *cred;
-	int r;
+	int r, mounts;
 
 	if (!path) {
 		if (!fi)
@@ -171,9 +199,13 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		return 0;
 	}
 	cred = get_caller(&c);
-	r = ENGINE_CALL(m, ucg_fs_getattr(m->d->e, m->h, path, cred, &s));
+	pthread_mutex_lock(&m->d->lock);
+	r = ucg_fs_getattr(m->d->e, m->h, path, cred, &s);
+	mounts = ucg_hierarchy_mount_count(m->h);
+	pthread_mutex_unlock(&m->d->lock);
 	if (r < 0)
 		return r;
+	tune_cache(m, mounts);
 	fill_stat(m, &s, st);
 	return 0;
 }
@@ -870,7 +902,7 @@ int ucg_daemon_run(int ready_fd)
 	struct ucg_engine_config cfg = { 0 };
 	struct daemon d;
 	struct timespec now;
-	long long next_reap_ms = 0;
+	long long next_reap_ms = 0, next_save_ms = 0;
 	sigset_t mask;
 	int r;
 
@@ -968,7 +1000,10 @@ int ucg_daemon_run(int ready_fd)
 			pthread_mutex_unlock(&d.lock);
 			next_reap_ms = now.tv_sec * 1000 + now.tv_nsec / 1000000 + 100;
 		}
-		save_state(&d);
+		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_save_ms) {
+			save_state(&d);
+			next_save_ms = now.tv_sec * 1000 + now.tv_nsec / 1000000 + 200;
+		}
 	}
 	/* A clean stop keeps the state file as it was with every mount in place. */
 	save_state(&d);

@@ -37,12 +37,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PF_KTHREAD_FLAG 0x00200000u
 #define PF_NO_SETAFFINITY_FLAG 0x04000000u
 
 enum { TS_UNKNOWN = 0, TS_ALIVE = 1, TS_ZOMBIE = 2 };
+
+/* A cached caller: direct-mapped by tid; only callers with few groups are cached. */
+#define CRED_SLOTS 1024
+#define CRED_GROUPS 32
+struct cred_slot {
+	int tid; /* 0: empty */
+	uint64_t expires_ns;
+	struct ucg_cred cred;
+	uint32_t groups[CRED_GROUPS];
+};
 
 struct ucg_host {
 	int fd;             /* connector socket, non-blocking */
@@ -54,6 +65,7 @@ struct ucg_host {
 	int lost;           /* events were dropped: resync before trusting the table */
 	int draining;       /* guards against the sync callback re-entering */
 	struct ucg_host_stats stats;
+	struct cred_slot creds[CRED_SLOTS];
 	char buf[65536] __attribute__((aligned(8))); /* one connector datagram batch */
 };
 
@@ -198,6 +210,39 @@ int ucg_host_read_cred(int tid, struct ucg_cred *ret, uint32_t *groups, size_t m
 	ret->caps = st.capeff;
 	ret->tid = tid;
 	ret->tgid = st.tgid ? st.tgid : tid;
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int ucg_host_caller_cred(struct ucg_host *h, int tid, struct ucg_cred *ret, uint32_t *groups)
+{
+	struct cred_slot *s = &h->creds[(unsigned)tid % CRED_SLOTS];
+	uint64_t now = mono_ns();
+	int r;
+
+	if (tid > 0 && s->tid == tid && now < s->expires_ns) {
+		*ret = s->cred;
+		memcpy(groups, s->groups, s->cred.ngroups * sizeof(*groups));
+		ret->groups = groups;
+		return 0;
+	}
+	r = ucg_host_read_cred(tid, ret, groups, UCG_HOST_MAX_GROUPS);
+	if (r < 0 || tid <= 0)
+		return r;
+	if (ret->ngroups <= CRED_GROUPS) {
+		s->tid = tid;
+		s->expires_ns = now + UCG_HOST_CRED_TTL_NS;
+		s->cred = *ret;
+		s->cred.groups = NULL;
+		memcpy(s->groups, groups, ret->ngroups * sizeof(*groups));
+	}
 	return 0;
 }
 
@@ -412,21 +457,33 @@ static void refresh_cred(struct ucg_host *h, struct ucg_engine *e, int tid)
 		ucg_task_set_cred(e, &info);
 }
 
+static void cred_forget(struct ucg_host *h, int tid)
+{
+	struct cred_slot *s = &h->creds[(unsigned)tid % CRED_SLOTS];
+
+	if (s->tid == tid)
+		s->tid = 0;
+}
+
 static void on_event(struct ucg_host *h, struct ucg_engine *e, const struct proc_event *ev)
 {
 	h->stats.events++;
 	switch (ev->what) {
 	case PROC_EVENT_FORK:
+		cred_forget(h, ev->event_data.fork.child_pid);
 		on_fork(h, e, ev);
 		break;
 	case PROC_EVENT_EXIT:
+		cred_forget(h, ev->event_data.exit.process_pid);
 		task_exited(h, e, ev->event_data.exit.process_pid, ev->event_data.exit.process_tgid);
 		break;
 	case PROC_EVENT_UID:
 	case PROC_EVENT_GID:
+		cred_forget(h, ev->event_data.id.process_pid);
 		refresh_cred(h, e, ev->event_data.id.process_pid);
 		break;
 	case PROC_EVENT_EXEC:
+		cred_forget(h, ev->event_data.exec.process_pid);
 		refresh_cred(h, e, ev->event_data.exec.process_pid);
 		break;
 	default:

@@ -43,6 +43,14 @@ void ucg_host_get_stats(const struct ucg_host *h, struct ucg_host_stats *ret);
  * -ENOENT/-ESRCH if gone. */
 int ucg_host_read_task(int tid, struct ucg_task_info *ret);
 
+/* The credentials of a FUSE caller, from a cache kept exact by the connector's
+ * uid/gid/exec/exit events (drain first) and refreshed from /proc at least every
+ * UCG_HOST_CRED_TTL_NS (capability changes by capset(2) send no event). groups must
+ * hold UCG_HOST_MAX_GROUPS entries. */
+#define UCG_HOST_MAX_GROUPS 256
+#define UCG_HOST_CRED_TTL_NS 1000000000ull
+int ucg_host_caller_cred(struct ucg_host *h, int tid, struct ucg_cred *ret, uint32_t *groups);
+
 /* The credentials of the thread tid as the kernel sees them (for a FUSE caller):
  * uids, gids, supplementary groups (up to max_groups into groups), CapEff. */
 int ucg_host_read_cred(int tid, struct ucg_cred *ret, uint32_t *groups, size_t max_groups);

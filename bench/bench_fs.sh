@@ -1,0 +1,32 @@
+#!/bin/bash
+# bench/bench_fs.sh UCG BENCH_FS — runs bench_fs on a scratch ucg mount and on a scratch
+# kernel cgroup v1 hierarchy (none,name=) in the same run; prints "name value unit"
+# lines (kernel figures as kernel.NAME) and the ratios fs/kernel. Cleans up after itself.
+UCG=${1:-./build/src/cli/ucg}
+B=${2:-./build/bench/bench_fs}
+[ "$(id -u)" = 0 ] && [ -c /dev/fuse ] || { echo "SKIP: needs root and /dev/fuse"; exit 77; }
+S=$(mktemp -d /tmp/ucgbench.XXXXXX)
+export UCG_RUNTIME_DIR=$S/run
+mkdir -p $UCG_RUNTIME_DIR $S/fs $S/k
+DP=
+cleanup() {
+	mountpoint -q $S/fs && umount $S/fs
+	mountpoint -q $S/k && { rmdir $S/k/* 2>/dev/null; umount $S/k; }
+	[ -n "$DP" ] && { kill $DP; wait $DP; } 2>/dev/null
+	rm -rf $S
+}
+trap cleanup EXIT
+"$UCG" daemon > $S/daemon.log 2>&1 & DP=$!
+for i in $(seq 100); do "$UCG" ctl ping >/dev/null 2>&1 && break; sleep 0.05; done
+"$UCG" mount -o none,name=bench cgroup $S/fs || exit 1
+"$B" $S/fs fs | tee $S/fs.out
+if mount -t cgroup -o none,name=ucgbench$$ cgroup $S/k 2>/dev/null; then
+	"$B" $S/k kernel | tee $S/k.out
+	for n in mkdir_ns rmdir_ns rename_ns attach_ns procs_read_ns file_read_ns; do
+		f=$(awk -v n=fs.$n '$1==n{print $2}' $S/fs.out)
+		k=$(awk -v n=kernel.$n '$1==n{print $2}' $S/k.out)
+		[ -n "$f" ] && [ -n "$k" ] && awk -v n=$n -v f=$f -v k=$k 'BEGIN{printf "ratio.%s %.2f x\n", n, f/k}'
+	done
+else
+	echo "# kernel cgroup v1 not available: no kernel figures"
+fi
