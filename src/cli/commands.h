@@ -13,5 +13,6 @@ int cmd_cgroups(int argc, char **argv);
 int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_fsstat(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 #endif

@@ -1,0 +1,288 @@
+/* sim/charging.c — the seed's charging designs: what each page carries to know who
+ * pays when it is written back, and how that record is resolved.
+ *
+ * The record lives in s->records, rec_size bytes per page frame, laid out exactly as
+ * below; the bytes-per-page figures are sizeof these layouts.
+ *
+ *  kernel   (3.16) struct { struct sim_cg *memcg; uint64_t flags; }: 16 bytes, the
+ *           size of 3.16's struct page_cgroup (pointer + flags). Writeback I/O is
+ *           issued by the flusher and charged to the flusher's blkio cgroup (the
+ *           root): the originator is never charged. Helper I/O is charged to the
+ *           helper.
+ *  pid      struct { int32_t pid; uint32_t flags; }: 8 bytes. The dirtier's pid. At
+ *           writeback the pid is looked up and its *current* blkio cgroup pays; if the
+ *           process has exited the charge is orphaned (counted, charged to the root).
+ *           Memory refunds go to the pid's current memcg (misdirected if it moved;
+ *           lost if it exited).
+ *  consumer struct { uint32_t consumer; uint32_t flags; }: 8 bytes. A consumer id,
+ *           inherited across fork and outliving every process that used it; the
+ *           consumer table keeps, per hierarchy, the cgroup of its latest user, so it
+ *           resolves to a cgroup in each hierarchy even after the dirtier exits. The
+ *           table costs SIM_MAX_HIER pointers per consumer, not per page.
+ *  dual     uint64_t: bits 0-30 memcg index + 1, bits 31-61 blkio cgroup index + 1,
+ *           bit 62 dirty, bit 63 used: 8 bytes, the seed's "two indexes and an extra
+ *           bit in half the space". Indexes are cgroup ids (2^31 - 1 cgroups); the
+ *           index table is one pointer per cgroup.
+ *  inode    struct { struct sim_cg *memcg; }: 8 bytes, the page->mem_cgroup pointer
+ *           of later kernels (flags live in struct page anyway). Writeback is charged
+ *           to the inode's owner: initially the first dirtier's blkio cgroup; the
+ *           owner switches to a foreign cgroup that dirtied more than half of the
+ *           inode's pages since the last decision (decided every 64 dirtied pages at
+ *           writeback time) — a simplification of the kernel's bdi_writeback
+ *           foreign-inode detection. The per-inode state is not counted per page.
+ *
+ * Limits: records identify cgroups by the simulator's struct sim_cg, which stands for
+ * the kernel's css; an index reused after rmdir is not modelled (ids never repeat).
+ */
+#include "sim/sim_impl.h"
+
+#include <string.h>
+
+struct rec_kernel {
+	struct sim_cg *memcg;
+	uint64_t flags;
+};
+
+struct rec_pid {
+	int32_t pid;
+	uint32_t flags;
+};
+
+struct rec_consumer {
+	uint32_t consumer;
+	uint32_t flags;
+};
+
+struct rec_inode {
+	struct sim_cg *memcg;
+};
+
+#define DUAL_IDX_MASK 0x7fffffffull
+#define DUAL_DIRTY (1ull << 62)
+#define DUAL_USED (1ull << 63)
+
+size_t sim_charging_record_size(enum sim_charging c)
+{
+	switch (c) {
+	case SIM_CHARGING_KERNEL:
+		return sizeof(struct rec_kernel);
+	case SIM_CHARGING_PID:
+		return sizeof(struct rec_pid);
+	case SIM_CHARGING_CONSUMER:
+		return sizeof(struct rec_consumer);
+	case SIM_CHARGING_DUAL:
+		return sizeof(uint64_t);
+	case SIM_CHARGING_INODE:
+		return sizeof(struct rec_inode);
+	default:
+		return 0;
+	}
+}
+
+uint32_t sim_consumer_of(struct sim *s, struct sim_task *t)
+{
+	sim_task_refresh(s, t);
+	return t->consumer;
+}
+
+static int hier_index(struct sim *s, enum sim_ss ss)
+{
+	struct sim_hier *h = sim_hier_of(s, ss);
+
+	return h ? h->index : -1;
+}
+
+void sim_charging_record(struct sim *s, unsigned char *rec, struct sim_task *t)
+{
+	switch (s->cfg.charging) {
+	case SIM_CHARGING_KERNEL: {
+		struct rec_kernel k;
+
+		memcpy(&k, rec, sizeof(k));
+		if (!(k.flags & 1)) /* the memcg is the first toucher's, set once */
+			k.memcg = sim_task_cg(s, t, SIM_SS_MEMORY);
+		k.flags |= 1 | 2;
+		memcpy(rec, &k, sizeof(k));
+		break;
+	}
+	case SIM_CHARGING_PID: {
+		struct rec_pid p = { t->tgid, 3 };
+
+		memcpy(rec, &p, sizeof(p));
+		break;
+	}
+	case SIM_CHARGING_CONSUMER: {
+		struct rec_consumer c = { sim_consumer_of(s, t), 3 };
+
+		memcpy(rec, &c, sizeof(c));
+		break;
+	}
+	case SIM_CHARGING_DUAL: {
+		struct sim_cg *m = sim_task_cg(s, t, SIM_SS_MEMORY);
+		struct sim_cg *b = sim_task_cg(s, t, SIM_SS_BLKIO);
+		uint64_t w;
+
+		memcpy(&w, rec, sizeof(w));
+		/* memcg index: the first toucher's; blkio index: the latest dirtier's */
+		if (!(w & DUAL_USED))
+			w = (m ? (uint64_t)(m->id + 1) & DUAL_IDX_MASK : 0) | DUAL_USED;
+		w &= ~(DUAL_IDX_MASK << 31);
+		w |= (b ? ((uint64_t)(b->id + 1) & DUAL_IDX_MASK) : 0) << 31;
+		w |= DUAL_DIRTY;
+		memcpy(rec, &w, sizeof(w));
+		break;
+	}
+	case SIM_CHARGING_INODE: {
+		struct rec_inode in;
+
+		memcpy(&in, rec, sizeof(in));
+		if (!in.memcg)
+			in.memcg = sim_task_cg(s, t, SIM_SS_MEMORY);
+		memcpy(rec, &in, sizeof(in));
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+struct sim_cg *sim_charging_resolve(struct sim *s, const unsigned char *rec, struct sim_file *f,
+				    struct sim_task *writer, bool *ret_orphan)
+{
+	*ret_orphan = false;
+	switch (s->cfg.charging) {
+	case SIM_CHARGING_KERNEL:
+		return writer ? sim_task_cg(s, writer, SIM_SS_BLKIO) : NULL;
+	case SIM_CHARGING_PID: {
+		struct rec_pid p;
+		struct sim_task *t;
+
+		memcpy(&p, rec, sizeof(p));
+		t = sim_task_find(s, p.pid);
+		if (!t || !t->alive) {
+			*ret_orphan = true;
+			return sim_hier_of(s, SIM_SS_BLKIO) ? sim_hier_of(s, SIM_SS_BLKIO)->root : NULL;
+		}
+		return sim_task_cg(s, t, SIM_SS_BLKIO);
+	}
+	case SIM_CHARGING_CONSUMER: {
+		struct rec_consumer c;
+		int hi = hier_index(s, SIM_SS_BLKIO);
+
+		memcpy(&c, rec, sizeof(c));
+		if (hi < 0 || c.consumer >= s->nconsumers)
+			return NULL;
+		return s->consumers[c.consumer].cg[hi];
+	}
+	case SIM_CHARGING_DUAL: {
+		uint64_t w, idx;
+
+		memcpy(&w, rec, sizeof(w));
+		idx = (w >> 31) & DUAL_IDX_MASK;
+		return idx && idx <= s->ncgs ? s->cgs[idx - 1] : NULL;
+	}
+	case SIM_CHARGING_INODE:
+		return f ? f->wb_owner : NULL;
+	default:
+		return NULL;
+	}
+}
+
+struct sim_cg *sim_charging_refund_cg(struct sim *s, const unsigned char *rec,
+				      const struct sim_frame *fr)
+{
+	switch (s->cfg.charging) {
+	case SIM_CHARGING_KERNEL: {
+		struct rec_kernel k;
+
+		memcpy(&k, rec, sizeof(k));
+		return k.flags ? k.memcg : fr->memcg;
+	}
+	case SIM_CHARGING_PID: {
+		struct rec_pid p;
+		struct sim_task *t;
+
+		memcpy(&p, rec, sizeof(p));
+		if (!p.flags)
+			return fr->memcg; /* never dirtied: charged and refunded by frame */
+		t = sim_task_find(s, p.pid);
+		return t && t->alive ? sim_task_cg(s, t, SIM_SS_MEMORY) : NULL;
+	}
+	case SIM_CHARGING_CONSUMER: {
+		struct rec_consumer c;
+		int hi = hier_index(s, SIM_SS_MEMORY);
+
+		memcpy(&c, rec, sizeof(c));
+		if (!c.flags)
+			return fr->memcg;
+		return hi >= 0 && c.consumer < s->nconsumers ? s->consumers[c.consumer].cg[hi] : NULL;
+	}
+	case SIM_CHARGING_DUAL: {
+		uint64_t w, idx;
+
+		memcpy(&w, rec, sizeof(w));
+		if (!(w & DUAL_USED))
+			return fr->memcg;
+		idx = w & DUAL_IDX_MASK;
+		return idx && idx <= s->ncgs ? s->cgs[idx - 1] : NULL;
+	}
+	case SIM_CHARGING_INODE: {
+		struct rec_inode in;
+
+		memcpy(&in, rec, sizeof(in));
+		return in.memcg ? in.memcg : fr->memcg;
+	}
+	default:
+		return NULL;
+	}
+}
+
+void sim_charging_clear(struct sim *s, unsigned char *rec)
+{
+	memset(rec, 0, s->rec_size);
+}
+
+void sim_charging_inode_dirty(struct sim *s, struct sim_file *f, struct sim_task *t)
+{
+	struct sim_cg *b = sim_task_cg(s, t, SIM_SS_BLKIO);
+	int i, slot = -1;
+
+	if (!f->wb_owner)
+		f->wb_owner = b;
+	for (i = 0; i < 4; i++)
+		if (f->tally_cg[i] == b && f->tally[i]) {
+			slot = i;
+			break;
+		}
+	if (slot < 0)
+		for (i = 0; i < 4; i++)
+			if (!f->tally[i]) {
+				slot = i;
+				break;
+			}
+	if (slot < 0)
+		return; /* more than four dirtiers at once: the rest are not tallied */
+	f->tally_cg[slot] = b;
+	f->tally[slot]++;
+}
+
+void sim_charging_inode_decide(struct sim *s, struct sim_file *f)
+{
+	uint64_t total = 0;
+	int i, best = -1;
+
+	(void)s;
+	for (i = 0; i < 4; i++) {
+		total += f->tally[i];
+		if (f->tally[i] && (best < 0 || f->tally[i] > f->tally[best]))
+			best = i;
+	}
+	if (total < 64)
+		return;
+	if (best >= 0 && f->tally_cg[best] != f->wb_owner && 2 * f->tally[best] > total)
+		f->wb_owner = f->tally_cg[best];
+	for (i = 0; i < 4; i++) {
+		f->tally[i] = 0;
+		f->tally_cg[i] = NULL;
+	}
+}

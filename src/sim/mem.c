@@ -1,0 +1,783 @@
+/* sim/mem.c — the memory model: anonymous memory, hugetlb, the page cache, dirty
+ * pages and the flusher that writes them back.
+ *
+ * Machine. `memory SIZE` pages of RAM (default 1 GiB), no swap. Used = anon + page
+ * cache. A page-cache page lives in a frame of a global LRU list (oldest first);
+ * anonymous pages are counted, not placed.
+ *
+ * Charging. Every page is charged to a memory cgroup through the controller's API
+ * (controllers/charge.h): anon pages to the allocating task's memcg, page-cache pages
+ * to the memcg of the first task that touched them (read or write), as the kernel
+ * does; a page stays charged to that cgroup until it is freed (refund on free, to
+ * the same cgroup, as move_charge_at_immigrate = 0). The controller holds the
+ * counters, limits, failcnt, memsw (= memory: no swap) and oom_control; it reclaims
+ * clean page cache of the refusing cgroup's subtree and says how many pages, and the
+ * model then drops that many of its own clean pages from each cgroup whose local
+ * page-cache count in memory.stat fell (oldest first), so both agree page for page.
+ *
+ * OOM. A charge the controller still refuses: if that cgroup's oom_kill_disable is 0
+ * the model kills the task with the most anonymous memory in the refusing cgroup's
+ * subtree (the kernel's badness reduced to rss) and retries, at most 8 times; with
+ * oom_kill_disable 1 the allocation is refused and the task carries on (the kernel
+ * would put it to sleep until memory is freed; the model does not block it).
+ *
+ * Global pressure. When used + new > RAM, clean page-cache pages are evicted, first
+ * those charged to cgroups above their memory.soft_limit_in_bytes (soft-limit
+ * reclaim), then in global LRU order. Dirty pages cannot be evicted before writeback.
+ * If nothing can be evicted, the largest task in the machine is OOM-killed.
+ *
+ * Dirty pages and writeback. A buffered write dirties pages; each dirty page gets the
+ * ownership record of the run's charging design (charging.c) and, on the side, the
+ * blkio cgroup of the dirtier (the "origin", which the simulator uses only to score
+ * the designs). Thresholds as vm.dirty_*: dirtyable = RAM - anon;
+ *     background = dirty_background_ratio% of dirtyable (default 10),
+ *     limit      = dirty_ratio% of dirtyable (default 20).
+ * Above background the flusher is kicked; a writer above the limit blocks (the
+ * balance_dirty_pages throttle reduced to "wait until below") until writeback brings
+ * dirty pages under it. The flusher (kthread tid 2, in the root cgroups) also wakes
+ * every writeback_interval (5 s) and writes pages dirtied more than dirty_expire
+ * (30 s) ago. It writes in dirtying order, extending each request over the following
+ * dirty pages of the same file up to 256 KiB while they resolve to the same charged
+ * cgroup, with at most 16 requests in flight.
+ *
+ * Limits. No swap, no LRU active/inactive aging, no refaults, no mmap'd file pages, no
+ * per-memcg dirty limits or per-memcg writeback (cgroup writeback of later kernels is
+ * only approximated by the "inode" design), no dirty-page rate limiting beyond
+ * blocking at the limit. Hugetlb pages are charged to the hugetlb controller but the
+ * machine's huge page pool is unlimited and separate from RAM.
+ */
+#include "sim/sim_impl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "controllers/charge.h"
+
+#define WB_MAX_PAGES 64
+
+static void flush_fire(struct sim *s, struct sim_event_src *src, uint64_t arg);
+static bool over_background(struct sim *s);
+
+int sim_mem_init(struct sim *s)
+{
+	struct sim_task *fl;
+	int r;
+
+	s->mem_pages = (1ull << 30) / SIM_PAGE;
+	s->dirty_ratio = 20;
+	s->dirty_bg_ratio = 10;
+	s->dirty_expire = 30 * SIM_SEC;
+	s->wb_interval = 5 * SIM_SEC;
+	s->flush_max_inflight = 16;
+	s->flush_ev.fire = flush_fire;
+	s->lru_head = s->lru_tail = SIM_NO_FRAME;
+	s->free_head = SIM_NO_FRAME;
+	s->rec_size = sim_charging_record_size(s->cfg.charging);
+	r = sim_task_new(s, "flush", 0, NULL, true, &fl);
+	if (r < 0)
+		return r;
+	s->flusher = fl;
+	return 0;
+}
+
+void sim_mem_fini(struct sim *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfiles; i++) {
+		ucg_free(s->files[i]->frames);
+		ucg_free(s->files[i]->name);
+		ucg_free(s->files[i]);
+	}
+	ucg_free(s->files);
+	ucg_free(s->frames);
+	ucg_free(s->records);
+	ucg_free(s->dirty_fifo);
+}
+
+/* ---- memcg charging ---------------------------------------------------------------- */
+
+static struct sim_hier *mem_hier(struct sim *s)
+{
+	return sim_hier_of(s, SIM_SS_MEMORY);
+}
+
+static void cg_mem_add(struct sim_cg *cg, int64_t pages)
+{
+	for (; cg; cg = cg->parent) {
+		cg->mem_pages += pages;
+		if (cg->mem_pages > cg->mem_peak)
+			cg->mem_peak = cg->mem_pages;
+	}
+}
+
+static void lru_unlink(struct sim *s, uint32_t f)
+{
+	struct sim_frame *fr = &s->frames[f];
+
+	if (fr->lru_prev != SIM_NO_FRAME)
+		s->frames[fr->lru_prev].lru_next = fr->lru_next;
+	else
+		s->lru_head = fr->lru_next;
+	if (fr->lru_next != SIM_NO_FRAME)
+		s->frames[fr->lru_next].lru_prev = fr->lru_prev;
+	else
+		s->lru_tail = fr->lru_prev;
+	fr->lru_prev = fr->lru_next = SIM_NO_FRAME;
+}
+
+static void lru_add_tail(struct sim *s, uint32_t f)
+{
+	struct sim_frame *fr = &s->frames[f];
+
+	fr->lru_next = SIM_NO_FRAME;
+	fr->lru_prev = s->lru_tail;
+	if (s->lru_tail != SIM_NO_FRAME)
+		s->frames[s->lru_tail].lru_next = f;
+	else
+		s->lru_head = f;
+	s->lru_tail = f;
+}
+
+/* Drops a clean page-cache page: out of its file, off the LRU, refunded. */
+static void evict(struct sim *s, uint32_t f, bool engine_too)
+{
+	struct sim_frame *fr = &s->frames[f];
+	unsigned char *rec = s->records + (size_t)f * s->rec_size;
+	struct sim_hier *mh = mem_hier(s);
+
+	s->attr.refund_pages++;
+	if (sim_charging_refund_cg(s, rec, fr) != fr->memcg)
+		s->attr.refund_misdirected++;
+	if (fr->memcg) {
+		if (engine_too && mh)
+			ucg_memory_uncharge_path(s->e, mh->h, fr->memcg->path, UCG_MEM_FILE, 1);
+		cg_mem_add(fr->memcg, -1);
+		fr->memcg->cache_local--;
+	}
+	sim_charging_clear(s, rec);
+	s->files[fr->file]->frames[fr->index] = SIM_NO_FRAME;
+	lru_unlink(s, f);
+	fr->flags = 0;
+	fr->memcg = NULL;
+	fr->lru_next = s->free_head;
+	s->free_head = f;
+	s->cache_used--;
+}
+
+/* After the controller reclaimed pages under `top`, drops the same pages here: each
+ * cgroup loses as many of its clean pages (oldest first) as memory.stat says it lost. */
+static void sync_reclaim(struct sim *s, struct sim_cg *top)
+{
+	struct ucg_buf b;
+	size_t i;
+
+	ucg_buf_init(&b);
+	for (i = 0; i < s->ncgs; i++) {
+		struct sim_cg *cg = s->cgs[i];
+		char path[1100];
+		int64_t engine_pages;
+		const char *p;
+		uint32_t f;
+
+		if (cg->removed || cg->hier != top->hier || !sim_cg_is_under(cg, top))
+			continue;
+		ucg_buf_reset(&b);
+		snprintf(path, sizeof(path), "%s/memory.stat", strcmp(cg->path, "/") ? cg->path : "");
+		if (ucg_fs_read_all(s->e, cg->hier->h, path, &s->root_cred, &b) < 0 || !b.data)
+			continue;
+		p = strncmp(b.data, "cache ", 6) ? strstr(b.data, "\ncache ") : b.data - 1;
+		if (!p)
+			continue;
+		engine_pages = (int64_t)(strtoull(p + 7, NULL, 10) / SIM_PAGE);
+		for (f = s->lru_head; f != SIM_NO_FRAME && cg->cache_local > engine_pages;) {
+			uint32_t next = s->frames[f].lru_next;
+
+			if (s->frames[f].memcg == cg && !(s->frames[f].flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)))
+				evict(s, f, false);
+			f = next;
+		}
+	}
+	ucg_buf_fini(&b);
+}
+
+static struct sim_task *largest_in(struct sim *s, struct sim_cg *top)
+{
+	struct sim_task *best = NULL;
+	size_t i;
+
+	for (i = 0; i < s->ntasks; i++) {
+		struct sim_task *t = s->tasks[i];
+
+		if (!t->alive || t->kthread)
+			continue;
+		if (top && !sim_cg_is_under(sim_task_cg(s, t, SIM_SS_MEMORY), top))
+			continue;
+		if (!best || t->anon_pages > best->anon_pages)
+			best = t;
+	}
+	return best;
+}
+
+void sim_oom_kill(struct sim *s, struct sim_task *t, struct sim_cg *where, int line)
+{
+	(void)line;
+	ucg_buf_puts(&s->log, "[");
+	sim_format_time(s->now, &s->log);
+	sim_logf(s, "] oom-kill: %s (tid %d, %" PRIu64 " anon pages)", t->name, t->tid,
+		 t->anon_pages);
+	if (where) {
+		sim_logf(s, " by %s:%s\n", where->hier->name, where->path);
+		where->oom_kills++;
+	} else {
+		ucg_buf_puts(&s->log, " by global memory pressure\n");
+		s->global_oom_kills++;
+	}
+	sim_task_exit(s, t);
+}
+
+/* Charges pages of kind to t's memcg, OOM-killing as the controller says. Returns 0,
+ * -ENOMEM (refused, oom_kill_disable), or -ESRCH when t itself was killed. *ret_cg is
+ * the cgroup charged (NULL without a memory hierarchy). */
+static int memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kind,
+			uint64_t pages, struct sim_cg **ret_cg)
+{
+	struct sim_hier *mh = mem_hier(s);
+	struct sim_cg *cg;
+	int tries, r = 0;
+
+	*ret_cg = NULL;
+	if (!mh || pages == 0)
+		return 0;
+	cg = sim_task_cg(s, t, SIM_SS_MEMORY);
+	if (!cg)
+		return 0;
+	for (tries = 0; tries < 8; tries++) {
+		struct ucg_charge_result res;
+		struct ucg_buf where;
+		struct sim_cg *refuser;
+		struct sim_task *victim;
+
+		memset(&res, 0, sizeof(res));
+		ucg_buf_init(&where);
+		res.path = &where;
+		r = ucg_memory_charge_path(s->e, mh->h, cg->path, kind, pages, &res);
+		refuser = where.data ? sim_cg_find(mh, where.data) : NULL;
+		ucg_buf_fini(&where);
+		if (res.reclaimed)
+			sync_reclaim(s, refuser ? refuser : mh->root);
+		if (r == 0) {
+			*ret_cg = cg;
+			return 0;
+		}
+		if (r != -ENOMEM)
+			return r;
+		if (refuser)
+			refuser->mem_refused++;
+		if (res.oom_kill_disable) {
+			ucg_buf_puts(&s->log, "[");
+			sim_format_time(s->now, &s->log);
+			sim_logf(s, "] %s (tid %d) waits under OOM in %s:%s (oom_kill_disable)\n",
+				 t->name, t->tid, mh->name, refuser ? refuser->path : "?");
+			return -ENOMEM;
+		}
+		victim = largest_in(s, refuser);
+		if (!victim)
+			victim = t;
+		sim_oom_kill(s, victim, refuser, 0);
+		if (victim == t)
+			return -ESRCH;
+	}
+	return r;
+}
+
+/* Makes room for n more pages in RAM; false when even OOM could not. */
+static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
+{
+	while (s->anon_used + s->cache_used + n > s->mem_pages) {
+		uint32_t f, victim = SIM_NO_FRAME;
+		size_t i;
+		bool soft = false;
+
+		/* soft-limit reclaim first: a clean page of a cgroup above its soft limit */
+		for (i = 0; i < s->ncgs && !soft; i++) {
+			struct sim_cg *cg = s->cgs[i];
+
+			if (!(cg->hier->ss_mask & (1u << SIM_SS_MEMORY)) || cg->removed)
+				continue;
+			sim_cg_refresh(s, cg);
+			soft = cg->soft_limit != UINT64_MAX && (uint64_t)cg->mem_pages > cg->soft_limit;
+		}
+		for (f = s->lru_head; f != SIM_NO_FRAME; f = s->frames[f].lru_next) {
+			struct sim_frame *fr = &s->frames[f];
+			struct sim_cg *cg;
+
+			if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK))
+				continue;
+			if (!soft) {
+				victim = f;
+				break;
+			}
+			for (cg = fr->memcg; cg; cg = cg->parent)
+				if (cg->soft_limit != UINT64_MAX && (uint64_t)cg->mem_pages > cg->soft_limit)
+					break;
+			if (cg) {
+				victim = f;
+				break;
+			}
+			if (victim == SIM_NO_FRAME)
+				victim = f; /* fall back to the oldest clean page */
+		}
+		if (victim != SIM_NO_FRAME) {
+			evict(s, victim, true);
+			continue;
+		}
+		{
+			struct sim_task *big = largest_in(s, NULL);
+
+			if (!big || big->anon_pages == 0)
+				return false;
+			sim_oom_kill(s, big, NULL, 0);
+			if (big == t)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* ---- anonymous memory -------------------------------------------------------------- */
+
+int sim_mem_alloc(struct sim *s, struct sim_task *t, uint64_t pages, int line)
+{
+	struct sim_cg *cg;
+	int r, i;
+
+	if (!make_room(s, pages, t)) {
+		if (!t->alive)
+			return 0;
+		return sim_fail(s, line, -ENOMEM, "alloc: %s", t->name);
+	}
+	if (!t->alive)
+		return 0;
+	r = memcg_charge(s, t, UCG_MEM_ANON, pages, &cg);
+	if (r == -ENOMEM || r == -ESRCH)
+		return 0; /* refused or killed: logged, the run goes on */
+	if (r < 0)
+		return sim_fail(s, line, r, "alloc: %s", t->name);
+	for (i = 0; i < 4; i++)
+		if (t->anon_cg[i] == cg || (!t->anon_cg[i] && !t->anon_n[i]) || i == 3)
+			break;
+	if (t->anon_cg[i] != cg && i == 3 && t->anon_n[3]) {
+		/* more than four cgroups: keep the old ones exact, lose nothing in the total */
+		i = 3;
+	}
+	t->anon_cg[i] = cg;
+	t->anon_n[i] += pages;
+	t->anon_pages += pages;
+	s->anon_used += pages;
+	cg_mem_add(cg, (int64_t)pages);
+	return 0;
+}
+
+int sim_mem_free(struct sim *s, struct sim_task *t, uint64_t pages)
+{
+	struct sim_hier *mh = mem_hier(s);
+	int i;
+
+	if (pages > t->anon_pages)
+		pages = t->anon_pages;
+	for (i = 3; i >= 0 && pages; i--) {
+		uint64_t n = t->anon_n[i] < pages ? t->anon_n[i] : pages;
+
+		if (!n)
+			continue;
+		if (t->anon_cg[i] && mh)
+			ucg_memory_uncharge_path(s->e, mh->h, t->anon_cg[i]->path, UCG_MEM_ANON, n);
+		cg_mem_add(t->anon_cg[i], -(int64_t)n);
+		t->anon_n[i] -= n;
+		if (!t->anon_n[i])
+			t->anon_cg[i] = NULL;
+		t->anon_pages -= n;
+		s->anon_used -= n;
+		pages -= n;
+	}
+	return 0;
+}
+
+int sim_mem_hugetlb(struct sim *s, struct sim_task *t, int64_t npages, int line)
+{
+	struct ucg_charge_result res;
+	int r;
+
+	if (npages < 0) {
+		uint64_t n = (uint64_t)-npages;
+
+		if (n > t->huge_pages)
+			n = t->huge_pages;
+		if (n)
+			ucg_hugetlb_uncharge_task(s->e, t->tid, UCG_HUGETLB_2MB, false, n);
+		t->huge_pages -= n;
+		return 0;
+	}
+	memset(&res, 0, sizeof(res));
+	r = ucg_hugetlb_charge_task(s->e, t->tid, UCG_HUGETLB_2MB, false, (uint64_t)npages, &res);
+	if (r == -ENOMEM) {
+		/* a hugetlb fault past the limit is SIGBUS */
+		ucg_buf_puts(&s->log, "[");
+		sim_format_time(s->now, &s->log);
+		sim_logf(s, "] %s (tid %d) killed by SIGBUS: hugetlb limit\n", t->name, t->tid);
+		sim_task_exit(s, t);
+		return 0;
+	}
+	if (r < 0)
+		return sim_fail(s, line, r, "hugetlb: %s", t->name);
+	t->huge_pages += (uint64_t)npages;
+	return 0;
+}
+
+void sim_task_release_mem(struct sim *s, struct sim_task *t)
+{
+	sim_mem_free(s, t, t->anon_pages);
+	if (t->huge_pages) {
+		ucg_hugetlb_uncharge_task(s->e, t->tid, UCG_HUGETLB_2MB, false, t->huge_pages);
+		t->huge_pages = 0;
+	}
+}
+
+/* ---- page cache --------------------------------------------------------------------- */
+
+static int frames_init(struct sim *s)
+{
+	uint32_t i;
+
+	if (s->frames)
+		return 0;
+	if (s->mem_pages > UINT32_MAX - 1)
+		return -E2BIG;
+	s->frames = ucg_calloc(s->mem_pages, sizeof(*s->frames));
+	s->records = ucg_calloc(s->mem_pages, s->rec_size);
+	if (!s->frames || !s->records) {
+		ucg_free(s->frames);
+		ucg_free(s->records);
+		s->frames = NULL;
+		s->records = NULL;
+		return -ENOMEM;
+	}
+	s->nframes = (uint32_t)s->mem_pages;
+	for (i = s->nframes; i-- > 0;) {
+		s->frames[i].lru_next = s->free_head;
+		s->frames[i].lru_prev = SIM_NO_FRAME;
+		s->free_head = i;
+	}
+	return 0;
+}
+
+static int file_grow(struct sim_file *f, uint64_t npages)
+{
+	if (npages > f->cap) {
+		uint64_t ncap = f->cap ? f->cap : 256, i;
+		uint32_t *v;
+
+		while (ncap < npages)
+			ncap *= 2;
+		v = ucg_realloc(f->frames, ncap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		for (i = f->cap; i < ncap; i++)
+			v[i] = SIM_NO_FRAME;
+		f->frames = v;
+		f->cap = ncap;
+	}
+	if (npages > f->npages)
+		f->npages = npages;
+	return 0;
+}
+
+static uint32_t file_index(struct sim *s, struct sim_file *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nfiles; i++)
+		if (s->files[i] == f)
+			return i;
+	return 0;
+}
+
+/* Puts pages [first, first+n) of f that are not cached into frames, charged to t.
+ * Returns the number installed, or -errno. */
+static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, uint64_t first,
+		       uint64_t n)
+{
+	uint64_t i, missing = 0;
+	struct sim_cg *cg;
+	uint32_t fi = file_index(s, f);
+	int r;
+
+	r = frames_init(s);
+	if (r == 0)
+		r = file_grow(f, first + n);
+	if (r < 0)
+		return r;
+	for (i = first; i < first + n; i++)
+		if (f->frames[i] == SIM_NO_FRAME)
+			missing++;
+	if (!missing)
+		return 0;
+	if (!make_room(s, missing, t))
+		return -ENOMEM;
+	if (!t->alive)
+		return -ESRCH;
+	r = memcg_charge(s, t, UCG_MEM_FILE, missing, &cg);
+	if (r < 0)
+		return r;
+	for (i = first; i < first + n; i++) {
+		uint32_t fr;
+
+		if (f->frames[i] != SIM_NO_FRAME)
+			continue;
+		fr = s->free_head;
+		s->free_head = s->frames[fr].lru_next;
+		memset(&s->frames[fr], 0, sizeof(s->frames[fr]));
+		s->frames[fr].file = fi;
+		s->frames[fr].index = (uint32_t)i;
+		s->frames[fr].flags = SIM_PG_USED;
+		s->frames[fr].memcg = cg;
+		s->frames[fr].origin = -1;
+		lru_add_tail(s, fr);
+		f->frames[i] = fr;
+		s->cache_used++;
+		if (cg)
+			cg->cache_local++;
+	}
+	cg_mem_add(cg, (int64_t)missing);
+	return (int64_t)missing;
+}
+
+static int fifo_push(struct sim *s, uint64_t v)
+{
+	if (s->fifo_len == s->fifo_cap) {
+		size_t ncap = s->fifo_cap ? s->fifo_cap * 2 : 1024, i;
+		uint64_t *nv = ucg_malloc(ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		for (i = 0; i < s->fifo_len; i++)
+			nv[i] = s->dirty_fifo[(s->fifo_head + i) % s->fifo_cap];
+		ucg_free(s->dirty_fifo);
+		s->dirty_fifo = nv;
+		s->fifo_cap = ncap;
+		s->fifo_head = 0;
+	}
+	s->dirty_fifo[(s->fifo_head + s->fifo_len++) % s->fifo_cap] = v;
+	return 0;
+}
+
+int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint64_t first,
+		    uint64_t n)
+{
+	struct sim_cg *origin = sim_task_cg(s, t, SIM_SS_BLKIO);
+	int64_t got = install(s, t, f, first, n);
+	uint64_t i;
+
+	if (got < 0)
+		return (int)got;
+	for (i = first; i < first + n; i++) {
+		uint32_t fr = f->frames[i];
+		struct sim_frame *p = &s->frames[fr];
+
+		sim_charging_record(s, s->records + (size_t)fr * s->rec_size, t);
+		if (s->cfg.charging == SIM_CHARGING_INODE)
+			sim_charging_inode_dirty(s, f, t);
+		p->origin = origin ? origin->id : -1;
+		p->dirtier_tid = t->tid;
+		if (!(p->flags & SIM_PG_DIRTY)) {
+			p->flags |= SIM_PG_DIRTY;
+			p->dirtied = s->now;
+			p->dirty_seq = s->next_dirty_seq++;
+			s->dirty++;
+			if (fifo_push(s, ((uint64_t)fr << 32) | p->dirty_seq) < 0)
+				return -ENOMEM;
+		}
+		lru_unlink(s, fr);
+		lru_add_tail(s, fr);
+	}
+	if (!s->flush_armed) {
+		s->flush_armed = true;
+		sim_schedule(s, s->now + s->wb_interval, &s->flush_ev, 0);
+	}
+	if (over_background(s))
+		sim_flusher_kick(s);
+	return 0;
+}
+
+uint64_t sim_cache_read(struct sim *s, struct sim_task *t, struct sim_file *f, uint64_t first,
+			uint64_t n, bool fill)
+{
+	uint64_t i, missing = 0;
+
+	if (!fill) {
+		if (file_grow(f, first + n) < 0)
+			return n;
+		for (i = first; i < first + n; i++)
+			if (f->frames[i] == SIM_NO_FRAME)
+				missing++;
+			else {
+				lru_unlink(s, f->frames[i]);
+				lru_add_tail(s, f->frames[i]);
+			}
+		return missing;
+	}
+	install(s, t, f, first, n);
+	return 0;
+}
+
+/* ---- dirty limits and the flusher ---------------------------------------------------- */
+
+static uint64_t dirtyable(struct sim *s)
+{
+	return s->mem_pages > s->anon_used ? s->mem_pages - s->anon_used : 0;
+}
+
+bool sim_dirty_over_limit(struct sim *s)
+{
+	return s->dirty + s->writeback >= dirtyable(s) * s->dirty_ratio / 100;
+}
+
+static bool over_background(struct sim *s)
+{
+	return s->dirty >= dirtyable(s) * s->dirty_bg_ratio / 100;
+}
+
+void sim_flusher_kick(struct sim *s)
+{
+	sim_schedule(s, s->now, &s->flush_ev, 1);
+}
+
+static void wake_writers(struct sim *s)
+{
+	while (s->blocked && !sim_dirty_over_limit(s)) {
+		struct sim_io *io = s->blocked;
+
+		s->blocked = io->next_blocked;
+		io->blocked = false;
+		io->next_blocked = NULL;
+		sim_io_pump(s, io);
+	}
+}
+
+/* Builds and submits one writeback request starting at frame fr; false if none. */
+static bool writeback_one(struct sim *s, uint32_t fr)
+{
+	struct sim_frame *p = &s->frames[fr];
+	struct sim_file *f = s->files[p->file];
+	struct sim_task *writer = s->flusher;
+	struct sim_req *r;
+	struct sim_cg *charged;
+	bool orphan = false;
+	uint32_t idx = p->index, n = 0;
+
+	if (s->cfg.charging == SIM_CHARGING_INODE)
+		sim_charging_inode_decide(s, f);
+	charged = sim_charging_resolve(s, s->records + (size_t)fr * s->rec_size, f, writer, &orphan);
+	r = ucg_calloc(1, sizeof(*r));
+	if (!r)
+		return false;
+	while (n < WB_MAX_PAGES && idx + n < f->npages) {
+		uint32_t g = f->frames[idx + n];
+		struct sim_frame *q;
+		bool orph2 = false;
+
+		if (g == SIM_NO_FRAME)
+			break;
+		q = &s->frames[g];
+		if (!(q->flags & SIM_PG_DIRTY) || (q->flags & SIM_PG_WRITEBACK))
+			break;
+		if (n && sim_charging_resolve(s, s->records + (size_t)g * s->rec_size, f, writer,
+					      &orph2) != charged)
+			break;
+		q->flags &= ~SIM_PG_DIRTY;
+		q->flags |= SIM_PG_WRITEBACK;
+		s->dirty--;
+		s->writeback++;
+		s->attr.wb_bytes += SIM_PAGE;
+		if (orphan)
+			s->attr.wb_orphaned += SIM_PAGE;
+		if ((charged ? charged->id : -1) == q->origin)
+			s->attr.wb_to_origin += SIM_PAGE;
+		n++;
+	}
+	r->dev = f->dev;
+	r->op = 1;
+	r->bytes = (uint64_t)n * SIM_PAGE;
+	r->charged = charged;
+	r->origin = NULL;
+	r->charged_tid = writer->tid;
+	r->kind = SIM_REQ_WRITEBACK;
+	r->file = p->file;
+	r->first_page = idx;
+	r->npages = n;
+	s->flush_inflight++;
+	sim_blk_submit(s, r);
+	return true;
+}
+
+static void flush_work(struct sim *s)
+{
+	while (s->fifo_len && s->flush_inflight < s->flush_max_inflight) {
+		uint64_t v = s->dirty_fifo[s->fifo_head];
+		uint32_t fr = (uint32_t)(v >> 32), seq = (uint32_t)v;
+		struct sim_frame *p = &s->frames[fr];
+
+		if (!(p->flags & SIM_PG_DIRTY) || p->dirty_seq != seq ||
+		    (p->flags & SIM_PG_WRITEBACK)) {
+			s->fifo_head = (s->fifo_head + 1) % s->fifo_cap;
+			s->fifo_len--;
+			continue;
+		}
+		if (!over_background(s) && !sim_dirty_over_limit(s) &&
+		    p->dirtied > s->now - s->dirty_expire && !s->blocked)
+			break;
+		s->fifo_head = (s->fifo_head + 1) % s->fifo_cap;
+		s->fifo_len--;
+		if (!writeback_one(s, fr))
+			break;
+	}
+}
+
+static void flush_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
+{
+	(void)src;
+	if (arg == 0) {
+		/* the periodic wake-up */
+		s->flush_armed = false;
+	}
+	flush_work(s);
+	if (!s->flush_armed && s->dirty) {
+		s->flush_armed = true;
+		sim_schedule(s, s->now + s->wb_interval, &s->flush_ev, 0);
+	}
+}
+
+void sim_writeback_done(struct sim *s, struct sim_req *r)
+{
+	struct sim_file *f = s->files[r->file];
+	uint32_t i;
+
+	for (i = 0; i < r->npages; i++) {
+		uint32_t fr = f->frames[r->first_page + i];
+
+		if (fr == SIM_NO_FRAME)
+			continue;
+		s->frames[fr].flags &= ~SIM_PG_WRITEBACK;
+		s->writeback--;
+	}
+	s->flush_inflight--;
+	if (r->charged)
+		SIM_CG_UP(r->charged, wb_bytes, r->bytes);
+	wake_writers(s);
+	flush_work(s);
+}

@@ -1,0 +1,833 @@
+/* sim/sim.c — the simulation object: event loop, simulated task provider, and the
+ * simulator's view of the engine's cgroups.
+ *
+ * Event loop. Events sit in a binary heap ordered by (time, insertion sequence), so
+ * equal-time events fire in the order they were scheduled. Before an event fires the
+ * CPU model accrues usage up to its time at the rates it computed last (the CPU is a
+ * fluid model whose rates change only at events); after it fires, anything that
+ * changed demand or configuration makes the CPU model recompute its rates once.
+ *
+ * Task provider. Simulated tasks are added, forked, exited and reaped through the
+ * engine's provider calls, exactly as the host provider does for real processes. tids
+ * are handed out in increasing order from 100 (the flusher kthread is 2), so a run
+ * never depends on anything outside the scenario.
+ *
+ * Cgroup view. The engine owns the cgroups; the simulator keeps, per hierarchy, a
+ * tree of struct sim_cg mirroring the directories the scenario made (mkdir, rmdir,
+ * mv go through the engine first and the mirror follows only on success). Control
+ * values the models need (cpu.shares, cfs quota, blkio weights and throttles,
+ * net_cls.classid, ...) are read through the file API and cached until the next write
+ * the scenario makes; task membership is read from /proc/PID/cgroup and cached until
+ * the next membership change. A control file that cannot be read (its controller has
+ * not landed, or is not bound) leaves the default in place.
+ *
+ * Limits: a scenario's cgroups are only those it created; cgroups made behind the
+ * simulator's back do not exist here.
+ */
+#include "sim/sim_impl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+static const char *const charging_names[SIM_CHARGING_NR] = {
+	[SIM_CHARGING_KERNEL] = "kernel",
+	[SIM_CHARGING_PID] = "pid",
+	[SIM_CHARGING_CONSUMER] = "consumer",
+	[SIM_CHARGING_DUAL] = "dual",
+	[SIM_CHARGING_INODE] = "inode",
+};
+
+const char *sim_charging_name(enum sim_charging c)
+{
+	return (unsigned)c < SIM_CHARGING_NR ? charging_names[c] : NULL;
+}
+
+int sim_charging_parse(const char *name, enum sim_charging *ret)
+{
+	int i;
+
+	for (i = 0; i < SIM_CHARGING_NR; i++)
+		if (!strcmp(name, charging_names[i])) {
+			*ret = (enum sim_charging)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* ---- time ------------------------------------------------------------------------- */
+
+int sim_parse_time(const char *str, sim_time *ret)
+{
+	static const struct {
+		const char *unit;
+		int64_t mult;
+	} units[] = { { "ns", 1 }, { "us", SIM_USEC }, { "ms", SIM_MSEC }, { "s", SIM_SEC },
+		      { "m", 60 * SIM_SEC }, { "h", 3600 * SIM_SEC } };
+	const char *p = str;
+	int64_t whole = 0, frac = 0, fracdiv = 1;
+	size_t i;
+
+	if (!*p)
+		return -EINVAL;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	while (*p >= '0' && *p <= '9') {
+		if (whole > INT64_MAX / 10 - 10)
+			return -EINVAL;
+		whole = whole * 10 + (*p++ - '0');
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		while (*p >= '0' && *p <= '9') {
+			if (fracdiv < 1000000000LL) {
+				frac = frac * 10 + (*p - '0');
+				fracdiv *= 10;
+			}
+			p++;
+		}
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(p, units[i].unit))
+			continue;
+		if (whole > INT64_MAX / units[i].mult / 2)
+			return -EINVAL;
+		*ret = whole * units[i].mult + frac * units[i].mult / fracdiv;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void sim_format_time(sim_time t, struct ucg_buf *out)
+{
+	char frac[16];
+	int n;
+
+	if (t < 0) {
+		ucg_buf_putc(out, '-');
+		t = -t;
+	}
+	n = snprintf(frac, sizeof(frac), "%09" PRId64, t % SIM_SEC);
+	while (n > 0 && frac[n - 1] == '0')
+		frac[--n] = '\0';
+	if (n)
+		ucg_buf_printf(out, "%" PRId64 ".%ss", t / SIM_SEC, frac);
+	else
+		ucg_buf_printf(out, "%" PRId64 "s", t / SIM_SEC);
+}
+
+/* ---- log and errors ---------------------------------------------------------------- */
+
+void sim_logf(struct sim *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ucg_buf_vprintf(&s->log, fmt, ap);
+	va_end(ap);
+}
+
+int sim_fail(struct sim *s, int line, int r, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (s->err && !s->run_err)
+		snprintf(s->err->msg, sizeof(s->err->msg), "%s:%d: %s: %s",
+			 s->filename ? s->filename : "scenario", line, what, ucg_strerror(r));
+	if (!s->run_err)
+		s->run_err = r;
+	s->stopped = true;
+	return r;
+}
+
+const char *sim_log(const struct sim *s)
+{
+	return s->log.data ? s->log.data : "";
+}
+
+sim_time sim_now(const struct sim *s)
+{
+	return s->now;
+}
+
+uint64_t sim_events(const struct sim *s)
+{
+	return s->nevents;
+}
+
+int sim_schedule(struct sim *s, sim_time at, struct sim_event_src *src, uint64_t arg)
+{
+	if (at < s->now)
+		at = s->now;
+	return ucg_heap_push(&s->events, at, src, arg);
+}
+
+/* ---- cgroup view ------------------------------------------------------------------- */
+
+static int cg_match(const struct ucg_hnode *n, const void *key)
+{
+	const struct sim_cg *cg = (const struct sim_cg *)((const char *)n -
+							  offsetof(struct sim_cg, hnode));
+
+	return !cg->removed && !strcmp(cg->path, key);
+}
+
+struct sim_cg *sim_cg_find(struct sim_hier *hi, const char *path)
+{
+	struct ucg_hnode *n = ucg_htable_find(&hi->by_path, ucg_hash_bytes(path, strlen(path), 0),
+					      cg_match, path);
+
+	return n ? (struct sim_cg *)((char *)n - offsetof(struct sim_cg, hnode)) : NULL;
+}
+
+static void cg_defaults(struct sim_cg *cg)
+{
+	cg->shares = 1024;
+	cg->quota_ns = -1;
+	cg->period_ns = 100 * SIM_MSEC;
+	cg->ncpus = 0;
+	cg->frozen = false;
+	cg->blk_weight = 100;
+	memset(cg->rbps, 0, sizeof(cg->rbps));
+	memset(cg->wbps, 0, sizeof(cg->wbps));
+	memset(cg->riops, 0, sizeof(cg->riops));
+	memset(cg->wiops, 0, sizeof(cg->wiops));
+	cg->classid = 0;
+	cg->prio = 0;
+	cg->soft_limit = UINT64_MAX;
+}
+
+static char *parent_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path)
+		return ucg_strdup("/");
+	return ucg_strndup(path, (size_t)(slash - path));
+}
+
+int sim_cg_add(struct sim *s, struct sim_hier *hi, const char *path, struct sim_cg **ret)
+{
+	struct sim_cg *cg = NULL, *parent = NULL;
+	int r = -ENOMEM;
+
+	if (strcmp(path, "/")) {
+		char *pp = parent_path(path);
+
+		if (!pp)
+			return -ENOMEM;
+		parent = sim_cg_find(hi, pp);
+		ucg_free(pp);
+		if (!parent)
+			return -ENOENT;
+	}
+	if (s->ncgs == s->ccgs) {
+		size_t n = s->ccgs ? s->ccgs * 2 : 64;
+		struct sim_cg **v = ucg_realloc(s->cgs, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->cgs = v;
+		s->ccgs = n;
+	}
+	if (parent && parent->nchildren == parent->cchildren) {
+		size_t n = parent->cchildren ? parent->cchildren * 2 : 4;
+		struct sim_cg **v = ucg_realloc(parent->children, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		parent->children = v;
+		parent->cchildren = n;
+	}
+	cg = ucg_calloc(1, sizeof(*cg));
+	if (!cg)
+		return -ENOMEM;
+	cg->path = ucg_strdup(path);
+	if (!cg->path)
+		goto fail;
+	r = ucg_htable_insert(&hi->by_path, &cg->hnode, ucg_hash_bytes(path, strlen(path), 0));
+	if (r < 0)
+		goto fail;
+	cg->id = (int)s->ncgs;
+	cg->hier = hi;
+	cg->parent = parent;
+	cg_defaults(cg);
+	cg->cfg_epoch = UINT64_MAX;
+	cg->runtime_left = 0;
+	cg->q_seen = -1;
+	cg->p_seen = 100 * SIM_MSEC;
+	s->cgs[s->ncgs++] = cg;
+	if (parent)
+		parent->children[parent->nchildren++] = cg;
+	else
+		hi->root = cg;
+	if (ret)
+		*ret = cg;
+	return 0;
+fail:
+	ucg_free(cg->path);
+	ucg_free(cg);
+	return r;
+}
+
+static void cg_unlink_child(struct sim_cg *parent, struct sim_cg *cg)
+{
+	size_t i;
+
+	for (i = 0; i < parent->nchildren; i++)
+		if (parent->children[i] == cg) {
+			memmove(&parent->children[i], &parent->children[i + 1],
+				(parent->nchildren - i - 1) * sizeof(cg));
+			parent->nchildren--;
+			return;
+		}
+}
+
+void sim_cg_remove(struct sim *s, struct sim_hier *hi, const char *path)
+{
+	struct sim_cg *cg = sim_cg_find(hi, path);
+
+	(void)s;
+	if (!cg || !cg->parent)
+		return;
+	ucg_htable_remove(&hi->by_path, &cg->hnode);
+	cg->removed = true;
+	cg_unlink_child(cg->parent, cg);
+	/* The statistics stay in the removed cgroup (reports show it as removed); its
+	 * charges in the engine pass to the parent, as the controllers do. */
+}
+
+static int rename_tree(struct sim_hier *hi, struct sim_cg *cg, const char *from, const char *to)
+{
+	size_t flen = strlen(from);
+	size_t i;
+	char *np;
+	int r;
+
+	np = ucg_malloc(strlen(to) + strlen(cg->path) - flen + 1);
+	if (!np)
+		return -ENOMEM;
+	strcpy(np, to);
+	strcat(np, cg->path + flen);
+	ucg_htable_remove(&hi->by_path, &cg->hnode);
+	ucg_free(cg->path);
+	cg->path = np;
+	r = ucg_htable_insert(&hi->by_path, &cg->hnode, ucg_hash_bytes(np, strlen(np), 0));
+	if (r < 0)
+		return r;
+	for (i = 0; i < cg->nchildren; i++) {
+		r = rename_tree(hi, cg->children[i], from, to);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int sim_cg_rename(struct sim *s, struct sim_hier *hi, const char *from, const char *to)
+{
+	struct sim_cg *cg = sim_cg_find(hi, from);
+
+	(void)s;
+	if (!cg)
+		return -ENOENT;
+	/* v1 renames only within the parent, so the tree shape does not change. */
+	return rename_tree(hi, cg, from, to);
+}
+
+bool sim_cg_is_under(const struct sim_cg *cg, const struct sim_cg *ancestor)
+{
+	for (; cg; cg = cg->parent)
+		if (cg == ancestor)
+			return true;
+	return false;
+}
+
+/* Reads one control file of cg into b (emptied first); false if it cannot. */
+static bool cg_read(struct sim *s, struct sim_cg *cg, const char *file, struct ucg_buf *b)
+{
+	char path[512];
+
+	ucg_buf_reset(b);
+	snprintf(path, sizeof(path), "%s/%s", strcmp(cg->path, "/") ? cg->path : "", file);
+	return ucg_fs_read_all(s->e, cg->hier->h, path, &s->root_cred, b) == 0 && b->data;
+}
+
+static int64_t parse_s64(const char *p, int64_t dflt)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	return errno || end == p ? dflt : v;
+}
+
+/* "MAJ:MIN V" lines: fills per-device values for the simulator's devices. */
+static void parse_dev_rules(struct sim *s, const char *text, uint64_t *v64, uint32_t *v32)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		unsigned maj, min;
+		unsigned long long v;
+		size_t i;
+
+		if (sscanf(p, "%u:%u %llu", &maj, &min, &v) == 3)
+			for (i = 0; i < s->ndevs; i++)
+				if (s->devs[i]->major == maj && s->devs[i]->minor == min) {
+					if (v64)
+						v64[i] = v;
+					else
+						v32[i] = (uint32_t)v;
+				}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+}
+
+void sim_cg_refresh(struct sim *s, struct sim_cg *cg)
+{
+	struct ucg_buf b;
+	unsigned m = cg->hier->ss_mask;
+
+	if (cg->cfg_epoch == s->cfg_epoch)
+		return;
+	cg->cfg_epoch = s->cfg_epoch;
+	cg_defaults(cg);
+	ucg_buf_init(&b);
+	if (m & (1u << SIM_SS_CPU)) {
+		if (cg_read(s, cg, "cpu.shares", &b))
+			cg->shares = (unsigned)parse_s64(b.data, 1024);
+		if (cg_read(s, cg, "cpu.cfs_quota_us", &b))
+			cg->quota_ns = parse_s64(b.data, -1);
+		if (cg->quota_ns > 0)
+			cg->quota_ns *= 1000;
+		if (cg_read(s, cg, "cpu.cfs_period_us", &b))
+			cg->period_ns = parse_s64(b.data, 100000) * 1000;
+		if (cg->period_ns <= 0)
+			cg->period_ns = 100 * SIM_MSEC;
+		if (cg->shares < 2)
+			cg->shares = 2;
+	}
+	if ((m & (1u << SIM_SS_CPUSET)) && cg_read(s, cg, "cpuset.effective_cpus", &b)) {
+		/* count the cpus of a list such as "0-1,3" */
+		const char *p = b.data;
+		unsigned n = 0;
+
+		while (*p >= '0' && *p <= '9') {
+			char *end;
+			unsigned long a = strtoul(p, &end, 10), z = a;
+
+			if (*end == '-')
+				z = strtoul(end + 1, &end, 10);
+			n += (unsigned)(z - a + 1);
+			p = end;
+			if (*p == ',')
+				p++;
+		}
+		cg->ncpus = n;
+	}
+	if ((m & (1u << SIM_SS_FREEZER)) && cg_read(s, cg, "freezer.state", &b))
+		cg->frozen = strncmp(b.data, "THAWED", 6) != 0;
+	if (m & (1u << SIM_SS_BLKIO)) {
+		if (cg_read(s, cg, "blkio.bfq.weight", &b) || cg_read(s, cg, "blkio.weight", &b))
+			cg->blk_weight = (unsigned)parse_s64(b.data, 100);
+		if (cg->blk_weight == 0)
+			cg->blk_weight = 100;
+		if (cg_read(s, cg, "blkio.throttle.read_bps_device", &b))
+			parse_dev_rules(s, b.data, cg->rbps, NULL);
+		if (cg_read(s, cg, "blkio.throttle.write_bps_device", &b))
+			parse_dev_rules(s, b.data, cg->wbps, NULL);
+		if (cg_read(s, cg, "blkio.throttle.read_iops_device", &b))
+			parse_dev_rules(s, b.data, NULL, cg->riops);
+		if (cg_read(s, cg, "blkio.throttle.write_iops_device", &b))
+			parse_dev_rules(s, b.data, NULL, cg->wiops);
+	}
+	if ((m & (1u << SIM_SS_MEMORY)) && cg_read(s, cg, "memory.soft_limit_in_bytes", &b)) {
+		unsigned long long v = strtoull(b.data, NULL, 10);
+
+		cg->soft_limit = v >= (1ull << 62) ? UINT64_MAX : v / SIM_PAGE;
+	}
+	if ((m & (1u << SIM_SS_NET_CLS)) && cg_read(s, cg, "net_cls.classid", &b))
+		cg->classid = (uint32_t)parse_s64(b.data, 0);
+	if ((m & (1u << SIM_SS_NET_PRIO)) && cg_read(s, cg, "net_prio.ifpriomap", &b)) {
+		const char *p = strstr(b.data, "eth0 ");
+
+		if (p)
+			cg->prio = (uint32_t)parse_s64(p + 5, 0);
+	}
+	ucg_buf_fini(&b);
+}
+
+struct sim_hier *sim_hier_of(struct sim *s, enum sim_ss ss)
+{
+	size_t i;
+
+	for (i = 0; i < s->nhier; i++)
+		if (s->hier[i]->ss_mask & (1u << ss))
+			return s->hier[i];
+	return NULL;
+}
+
+struct sim_hier *sim_hier_by_name(struct sim *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nhier; i++)
+		if (!strcmp(s->hier[i]->name, name))
+			return s->hier[i];
+	return NULL;
+}
+
+/* ---- tasks ----------------------------------------------------------------------- */
+
+static int task_match(const struct ucg_hnode *n, const void *key)
+{
+	const struct sim_task *t = (const struct sim_task *)((const char *)n -
+							     offsetof(struct sim_task, hnode));
+
+	return t->tid == *(const int *)key;
+}
+
+struct sim_task *sim_task_find(struct sim *s, int tid)
+{
+	struct ucg_hnode *n = ucg_htable_find(&s->tasks_by_tid, ucg_hash_u64((uint64_t)tid),
+					      task_match, &tid);
+
+	return n ? (struct sim_task *)((char *)n - offsetof(struct sim_task, hnode)) : NULL;
+}
+
+struct sim_task *sim_task_by_name(struct sim *s, const char *name)
+{
+	size_t i;
+
+	/* the newest live task of that name, else the newest of that name */
+	for (i = s->ntasks; i-- > 0;)
+		if (s->tasks[i]->alive && !strcmp(s->tasks[i]->name, name))
+			return s->tasks[i];
+	for (i = s->ntasks; i-- > 0;)
+		if (!strcmp(s->tasks[i]->name, name))
+			return s->tasks[i];
+	return NULL;
+}
+
+static uint32_t consumer_new(struct sim *s)
+{
+	if (s->nconsumers == s->cconsumers) {
+		size_t n = s->cconsumers ? s->cconsumers * 2 : 16;
+		struct sim_consumer *v = ucg_realloc(s->consumers, n * sizeof(*v));
+
+		if (!v)
+			return 0;
+		s->consumers = v;
+		s->cconsumers = n;
+	}
+	memset(&s->consumers[s->nconsumers], 0, sizeof(s->consumers[0]));
+	return (uint32_t)s->nconsumers++;
+}
+
+int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task *parent,
+		 bool kthread, struct sim_task **ret)
+{
+	struct ucg_task_info ti;
+	struct sim_task *t;
+	int r = -ENOMEM;
+
+	if (s->ntasks == s->ctasks) {
+		size_t n = s->ctasks ? s->ctasks * 2 : 64;
+		struct sim_task **v = ucg_realloc(s->tasks, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->tasks = v;
+		s->ctasks = n;
+	}
+	t = ucg_calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->name = ucg_strdup(name);
+	if (!t->name)
+		goto fail;
+	t->tid = t->tgid = kthread ? 2 : s->next_tid++;
+	t->uid = uid;
+	t->kthread = kthread;
+	memset(&ti, 0, sizeof(ti));
+	ti.tid = ti.tgid = t->tid;
+	ti.ruid = ti.euid = ti.suid = ti.fsuid = uid;
+	ti.rgid = ti.egid = ti.sgid = ti.fsgid = uid;
+	ti.flags = kthread ? UCG_TASK_KTHREAD : 0;
+	ti.start_time = (uint64_t)s->now;
+	r = ucg_htable_reserve(&s->tasks_by_tid);
+	if (r < 0)
+		goto fail;
+	r = parent ? ucg_task_fork(s->e, parent->tid, &ti) : ucg_task_add(s->e, &ti);
+	if (r < 0)
+		goto fail;
+	ucg_htable_insert(&s->tasks_by_tid, &t->hnode, ucg_hash_u64((uint64_t)t->tid));
+	t->alive = true;
+	t->memb_epoch = UINT64_MAX;
+	t->consumer = parent ? parent->consumer : consumer_new(s);
+	s->tasks[s->ntasks++] = t;
+	s->memb_epoch++;
+	*ret = t;
+	return 0;
+fail:
+	ucg_free(t->name);
+	ucg_free(t);
+	return r;
+}
+
+int sim_task_exit(struct sim *s, struct sim_task *t)
+{
+	int r;
+
+	if (!t->alive)
+		return -ESRCH;
+	sim_task_refresh(s, t);
+	sim_io_cancel(s, t);
+	sim_task_release_mem(s, t);
+	if (t->cpu_demand > 0)
+		s->cpu_dirty = true;
+	t->cpu_demand = 0;
+	r = ucg_task_exit(s->e, t->tid);
+	if (r == 0)
+		r = ucg_task_reap(s->e, t->tid);
+	t->alive = false;
+	/* the tid is gone: a later pid lookup must not find this task */
+	ucg_htable_remove(&s->tasks_by_tid, &t->hnode);
+	s->memb_epoch++;
+	return r;
+}
+
+void sim_task_refresh(struct sim *s, struct sim_task *t)
+{
+	struct ucg_buf b;
+	const char *p;
+
+	if (!t->alive || t->memb_epoch == s->memb_epoch)
+		return;
+	t->memb_epoch = s->memb_epoch;
+	memset(t->cg, 0, sizeof(t->cg));
+	ucg_buf_init(&b);
+	if (ucg_proc_cgroup(s->e, t->tgid, t->tid == t->tgid ? 0 : t->tid, &b) < 0 || !b.data)
+		goto out;
+	for (p = b.data; *p;) {
+		const char *nl = strchr(p, '\n'), *c1 = strchr(p, ':'), *c2;
+		size_t i;
+		int id;
+
+		if (!nl)
+			nl = p + strlen(p);
+		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (c1 && c2 && c2 < nl) {
+			char path[1024];
+			size_t len = (size_t)(nl - c2 - 1);
+
+			id = atoi(p);
+			if (len >= sizeof(path))
+				len = sizeof(path) - 1;
+			memcpy(path, c2 + 1, len);
+			path[len] = '\0';
+			for (i = 0; i < s->nhier; i++)
+				if (ucg_hierarchy_id(s->hier[i]->h) == id)
+					t->cg[i] = sim_cg_find(s->hier[i], path);
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	/* the consumer follows its latest user */
+	if (t->consumer < s->nconsumers)
+		memcpy(s->consumers[t->consumer].cg, t->cg, sizeof(t->cg));
+out:
+	ucg_buf_fini(&b);
+}
+
+struct sim_cg *sim_task_cg(struct sim *s, struct sim_task *t, enum sim_ss ss)
+{
+	size_t i;
+
+	sim_task_refresh(s, t);
+	for (i = 0; i < s->nhier; i++)
+		if (s->hier[i]->ss_mask & (1u << ss))
+			return t->cg[i];
+	return NULL;
+}
+
+/* ---- provider --------------------------------------------------------------------- */
+
+static void prov_task_moved(void *ctx, struct ucg_engine *e, int tid, int hierarchy_id)
+{
+	struct sim *s = ctx;
+
+	(void)e;
+	(void)tid;
+	(void)hierarchy_id;
+	s->memb_epoch++;
+	s->cpu_dirty = true;
+}
+
+static const struct ucg_provider_ops sim_provider = {
+	.task_moved = prov_task_moved,
+};
+
+/* ---- object ----------------------------------------------------------------------- */
+
+int sim_new(const struct sim_config *cfg, struct sim **ret)
+{
+	struct ucg_engine_config ecfg;
+	struct sim *s;
+	int r;
+
+	s = ucg_calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (cfg)
+		s->cfg = *cfg;
+	if (!s->cfg.max_events)
+		s->cfg.max_events = 200000000ull;
+	ucg_buf_init(&s->log);
+	ucg_buf_init(&s->csv_name);
+	ucg_heap_init(&s->events);
+	ucg_htable_init(&s->tasks_by_tid);
+	ucg_prng_seed(&s->prng, s->cfg.seed);
+	s->root_cred = ucg_cred_root();
+	s->next_tid = 100;
+	s->nr_cpus = 1;
+	s->sample_every = SIM_SEC;
+	memset(&ecfg, 0, sizeof(ecfg));
+	ecfg.provider = &sim_provider;
+	ecfg.provider_ctx = s;
+	ecfg.nr_cpus = 64; /* the engine's machine; the scenario's `cpus N` uses 0..N-1 */
+	r = ucg_engine_new(&ecfg, &s->e);
+	if (r < 0)
+		goto fail;
+	sim_cpu_init(s);
+	r = sim_mem_init(s);
+	if (r < 0)
+		goto fail;
+	r = sim_net_init(s);
+	if (r < 0)
+		goto fail;
+	*ret = s;
+	return 0;
+fail:
+	sim_free(s);
+	return r;
+}
+
+void sim_free(struct sim *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	sim_net_fini(s);
+	sim_blk_fini(s);
+	sim_mem_fini(s);
+	sim_scenario_fini(s);
+	sim_samples_fini(s);
+	for (i = 0; i < s->ntasks; i++) {
+		ucg_free(s->tasks[i]->name);
+		ucg_free(s->tasks[i]);
+	}
+	ucg_free(s->tasks);
+	ucg_htable_fini(&s->tasks_by_tid);
+	for (i = 0; i < s->ncgs; i++) {
+		ucg_free(s->cgs[i]->path);
+		ucg_free(s->cgs[i]->children);
+		ucg_free(s->cgs[i]);
+	}
+	ucg_free(s->cgs);
+	for (i = 0; i < s->nhier; i++) {
+		ucg_htable_fini(&s->hier[i]->by_path);
+		ucg_free(s->hier[i]->name);
+		ucg_free(s->hier[i]);
+	}
+	ucg_free(s->consumers);
+	ucg_engine_free(s->e);
+	ucg_heap_fini(&s->events);
+	ucg_buf_fini(&s->log);
+	ucg_buf_fini(&s->csv_name);
+	ucg_free(s->filename);
+	ucg_free(s);
+}
+
+int sim_load(struct sim *s, const char *filename, const char *text, size_t len,
+	     struct sim_err *err)
+{
+	return sim_scenario_parse(s, filename, text, len, err);
+}
+
+static void sample_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
+{
+	(void)src;
+	(void)arg;
+	sim_sample_take(s);
+	if (s->now + s->sample_every <= s->end)
+		sim_schedule(s, s->now + s->sample_every, &s->sample_ev, 0);
+}
+
+int sim_run(struct sim *s, struct sim_err *err)
+{
+	struct ucg_heap_entry ev;
+	size_t i;
+	int r;
+
+	s->err = err;
+	if (err)
+		err->msg[0] = '\0';
+	if (s->cfg.until > 0)
+		s->end = s->cfg.until;
+	for (i = 0; i < s->ncmds; i++) {
+		if (s->cmds[i].at > s->end)
+			continue;
+		r = sim_schedule(s, s->cmds[i].at, &s->cmds[i].ev, i);
+		if (r < 0)
+			return r;
+	}
+	s->sample_ev.fire = sample_fire;
+	sim_schedule(s, 0, &s->sample_ev, 0);
+	while (!s->stopped) {
+		const struct ucg_heap_entry *top = ucg_heap_peek(&s->events);
+
+		if (!top || top->key > s->end)
+			break;
+		ucg_heap_pop(&s->events, &ev);
+		sim_cpu_advance(s, ev.key);
+		s->now = ev.key;
+		((struct sim_event_src *)ev.ptr)->fire(s, ev.ptr, ev.arg);
+		if (++s->nevents > s->cfg.max_events) {
+			if (err)
+				snprintf(err->msg, sizeof(err->msg),
+					 "%s: stopped after %" PRIu64 " events at virtual time "
+					 "%" PRId64 " ns (event limit)",
+					 s->filename ? s->filename : "scenario", s->cfg.max_events,
+					 s->now);
+			s->run_err = -E2BIG;
+			break;
+		}
+		if (s->cpu_dirty)
+			sim_cpu_update(s);
+		if (s->cfg.progress && (s->nevents & 4095) == 0)
+			s->cfg.progress(s->cfg.progress_ctx, s->now, s->end);
+	}
+	if (!s->stopped && s->run_err == 0) {
+		sim_cpu_advance(s, s->end);
+		s->now = s->end;
+		if (s->samples && s->nsamples && s->samples[s->nsamples - 1].t != s->end)
+			sim_sample_take(s);
+	}
+	s->err = NULL;
+	return s->run_err;
+}

@@ -1,0 +1,428 @@
+/* sim/sim_impl.h — the simulation object and the structures the models share.
+ *
+ * Private to src/sim. Ownership: struct sim owns everything reachable from it (the
+ * engine, hierarchies, cgroup views, tasks, devices, files, page frames, events);
+ * nothing is shared between two simulations and nothing is global.
+ */
+#ifndef UCG_SIM_SIM_IMPL_H
+#define UCG_SIM_SIM_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/heap.h"
+#include "base/htable.h"
+#include "base/prng.h"
+#include "engine/ucg.h"
+#include "sim/sim.h"
+
+#define SIM_MAX_HIER 16   /* hierarchies a scenario may mount */
+#define SIM_MAX_DEV 8     /* block devices (md devices included) */
+#define SIM_PAGE ((uint64_t)4096)
+#define SIM_NO_FRAME UINT32_MAX
+
+/* Controllers the simulator reacts to, as bits of sim_hier.ss_mask. */
+enum sim_ss {
+	SIM_SS_CPU, SIM_SS_CPUACCT, SIM_SS_CPUSET, SIM_SS_MEMORY, SIM_SS_BLKIO, SIM_SS_FREEZER,
+	SIM_SS_NET_CLS, SIM_SS_NET_PRIO, SIM_SS_HUGETLB, SIM_SS_PIDS, SIM_SS_NR
+};
+
+struct sim;
+
+/* Something that can be scheduled: the heap entry points at it. */
+struct sim_event_src {
+	void (*fire)(struct sim *s, struct sim_event_src *src, uint64_t arg);
+};
+
+/* A cgroup as the simulator sees it: its place in one hierarchy, the control values
+ * it last read through the file API, the model state and the statistics. */
+struct sim_cg {
+	int id;                 /* global creation order (reports sort by it) */
+	struct sim_hier *hier;
+	char *path;             /* "/a/b", "/" for the root */
+	struct sim_cg *parent;
+	struct sim_cg **children; /* creation order */
+	size_t nchildren, cchildren;
+	bool removed;
+	struct ucg_hnode hnode; /* in hier->by_path */
+
+	/* control values, valid while cfg_epoch == sim.cfg_epoch */
+	uint64_t cfg_epoch;
+	unsigned shares;        /* cpu.shares (1024 when unreadable) */
+	int64_t quota_ns;       /* cpu.cfs_quota_us * 1000, -1 unlimited */
+	int64_t period_ns;
+	unsigned ncpus;         /* cpuset.cpus count, 0 when not limited */
+	bool frozen;
+	unsigned blk_weight;    /* blkio.bfq.weight (or blkio.weight), 100 default */
+	uint64_t rbps[SIM_MAX_DEV], wbps[SIM_MAX_DEV]; /* own rules, 0 none */
+	uint32_t riops[SIM_MAX_DEV], wiops[SIM_MAX_DEV];
+	uint32_t classid;       /* net_cls.classid */
+	uint32_t prio;          /* net_prio.ifpriomap entry of the simulated interface */
+	uint64_t soft_limit;    /* memory.soft_limit_in_bytes in pages, UINT64_MAX none */
+
+	/* CPU model (cpu.c) */
+	int64_t runtime_left;   /* CFS bandwidth: ns left in this period */
+	int64_t q_seen, p_seen; /* quota/period the model last acted on */
+	sim_time period_start;
+	bool throttled;
+	sim_time throttled_since;
+	uint64_t nr_periods, nr_throttled;
+	int64_t throttled_ns;
+	double demand, alloc, rate; /* water-filling scratch and current CPUs */
+
+	/* block model (blk.c): per-device throttle clock and fair-queue virtual time */
+	sim_time thr_next[SIM_MAX_DEV];
+	double vtime[SIM_MAX_DEV];
+
+	/* statistics (hierarchical: a cgroup counts its descendants) */
+	int64_t cpu_ns;
+	int64_t mem_pages, mem_peak;     /* pages charged here (anon + cache) */
+	int64_t cache_local;             /* page-cache pages charged to this cgroup itself */
+	uint64_t mem_refused, oom_kills;
+	uint64_t io_bytes[SIM_MAX_DEV][2]; /* [dev][0 read, 1 write] */
+	uint64_t io_ios[SIM_MAX_DEV][2];
+	uint64_t wb_bytes;               /* writeback/helper bytes charged here */
+	uint64_t pkts, net_bytes, drops;
+	int64_t csv_last_cpu;            /* for per-interval shares */
+};
+
+struct sim_hier {
+	int index;              /* 0.. in mount order */
+	char *name;             /* the scenario's mount name */
+	struct ucg_hierarchy *h;
+	unsigned ss_mask;       /* 1u << enum sim_ss */
+	struct sim_cg *root;
+	struct ucg_htable by_path;
+};
+
+/* An I/O stream of one task: read or write SIZE bytes of a file or device. */
+struct sim_io {
+	struct sim_event_src ev;
+	struct sim_task *task;
+	int kind;              /* SIM_IO_* */
+	struct sim_file *file; /* NULL: raw device */
+	struct sim_dev *dev;
+	uint64_t off, left;    /* bytes left to do */
+	uint64_t chunk;        /* bytes per request */
+	uint64_t inflight;
+	bool blocked;          /* waiting for dirty pages to fall */
+	bool scheduled;        /* io->ev is pending */
+	uint64_t done;         /* bytes done */
+	struct sim_io *next_blocked;
+};
+
+enum { SIM_IO_READ, SIM_IO_WRITE, SIM_IO_READ_DIRECT, SIM_IO_WRITE_DIRECT };
+
+struct sim_task {
+	int tid, tgid;
+	char *name;
+	uint32_t uid;
+	bool alive;
+	bool kthread;
+	uint64_t memb_epoch;     /* cg[] valid while == sim.memb_epoch */
+	struct sim_cg *cg[SIM_MAX_HIER];
+	uint32_t consumer;       /* the consumer id (charging design "consumer") */
+	double cpu_demand;       /* CPUs wanted, 0..1 */
+	double rate;             /* CPUs granted now */
+	int64_t cpu_ns;
+	uint64_t anon_pages;
+	struct sim_cg *anon_cg[4];      /* where its anon pages are charged */
+	uint64_t anon_n[4];
+	uint64_t huge_pages;
+	struct sim_io *io;       /* the running stream, or NULL */
+	sim_time io_started;
+	struct ucg_hnode hnode;  /* in sim.tasks_by_tid */
+};
+
+/* A consumer: a long-lived identity on pages and requests; it keeps the cgroups of
+ * the last task that used it, so it survives that task's exit. */
+struct sim_consumer {
+	struct sim_cg *cg[SIM_MAX_HIER];
+};
+
+/* An I/O request on a device queue. */
+struct sim_req {
+	struct sim_event_src ev; /* throttle release */
+	struct sim_req *next;
+	struct sim_dev *dev;
+	int op;                  /* 0 read, 1 write */
+	uint64_t bytes;
+	struct sim_cg *charged;  /* blkio cgroup that pays (NULL: none bound) */
+	struct sim_cg *origin;   /* blkio cgroup of the task that caused it */
+	int charged_tid;         /* task whose cgroup pays, for the blkio account call */
+	int kind;                /* SIM_REQ_* */
+	struct sim_io *io;       /* stream to notify, or NULL */
+	uint32_t file, first_page, npages; /* writeback: pages to clean */
+	struct sim_dev *md;      /* helper: the md device it came through */
+	struct sim_req *parent;  /* md: the request it was split from */
+	unsigned pending;        /* md: children outstanding */
+	sim_time submitted;
+};
+
+enum { SIM_REQ_DIRECT, SIM_REQ_BUFFERED_READ, SIM_REQ_WRITEBACK, SIM_REQ_HELPER };
+
+struct sim_dev {
+	struct sim_event_src ev; /* completion */
+	struct sim_event_src thr_ev; /* throttle release */
+	int index;
+	char *name;
+	uint32_t major, minor;
+	uint64_t bps;            /* bytes/s */
+	uint32_t iops;
+	bool is_md;
+	struct sim_dev *legs[4]; /* md: mirrors */
+	unsigned nlegs;
+	struct sim_task *helper; /* md: the helper thread, NULL = requester's context */
+	int64_t helper_cpu_ns;   /* md: CPU per request spent by the helper */
+	/* queue: requests waiting for the device, and those held by throttling */
+	struct sim_req *queue;   /* singly linked; fair pick scans it */
+	struct sim_req *held;    /* throttled, each with its release time */
+	struct sim_req *busy;    /* in service */
+	double vclock;
+	uint64_t bytes[2], ios[2];
+	sim_time busy_ns;
+};
+
+/* A file in the page cache. */
+struct sim_file {
+	char *name;
+	struct sim_dev *dev;
+	uint64_t npages;         /* size in pages */
+	uint32_t *frames;        /* page index -> frame, SIM_NO_FRAME if not cached */
+	uint64_t cap;
+	/* inode design: the writeback owner and the tally since the last decision */
+	struct sim_cg *wb_owner;
+	struct sim_cg *tally_cg[4];
+	uint64_t tally[4];
+};
+
+/* A page frame holding a page-cache page. */
+struct sim_frame {
+	uint32_t file, index;
+	uint32_t lru_prev, lru_next;  /* global LRU of cached pages, oldest first */
+	uint32_t flags;               /* SIM_PG_* */
+	sim_time dirtied;
+	struct sim_cg *memcg;         /* charged memcg (what the controller holds) */
+	int origin;                   /* oracle: blkio cgroup id of the dirtier, -1 */
+	int dirtier_tid;              /* oracle: who dirtied it */
+	uint32_t dirty_seq;           /* matches its entry in the dirty FIFO */
+};
+
+#define SIM_PG_USED 0x1u
+#define SIM_PG_DIRTY 0x2u
+#define SIM_PG_WRITEBACK 0x4u
+
+/* A scenario command. */
+struct sim_cmd {
+	struct sim_event_src ev;
+	sim_time at;
+	int line;
+	int argc;
+	char **argv;
+	char *redirect;      /* echo ... > path */
+};
+
+struct sim_sample {
+	sim_time t;
+	int64_t *cpu;        /* per cgroup id: ns in the interval */
+	int64_t *mem;        /* pages */
+	uint64_t *io;        /* bytes, cumulative */
+	size_t ncg;
+};
+
+struct sim_flow;
+
+struct sim {
+	struct sim_config cfg;
+	struct ucg_engine *e;
+	struct ucg_cred root_cred;
+	struct ucg_buf log;
+	struct ucg_prng prng;
+	struct ucg_heap events;
+	sim_time now, end;
+	uint64_t nevents;
+	bool stopped;
+	int run_err;
+	struct sim_err *err;
+
+	/* the scenario */
+	char *filename;
+	struct sim_cmd *cmds;
+	size_t ncmds;
+
+	/* engine view */
+	struct sim_hier *hier[SIM_MAX_HIER];
+	size_t nhier;
+	struct sim_cg **cgs;   /* by id */
+	size_t ncgs, ccgs;
+	uint64_t cfg_epoch, memb_epoch;
+
+	/* tasks */
+	struct sim_task **tasks; /* creation order */
+	size_t ntasks, ctasks;
+	struct ucg_htable tasks_by_tid;
+	int next_tid;
+	struct sim_consumer *consumers;
+	size_t nconsumers, cconsumers;
+
+	/* CPU model */
+	unsigned nr_cpus;
+	sim_time cpu_last;       /* rates valid since */
+	bool cpu_dirty;
+	struct sim_event_src cpu_ev;
+	uint64_t cpu_gen;
+	int64_t idle_ns;
+
+	/* memory model */
+	uint64_t mem_pages;      /* machine RAM in pages */
+	uint64_t anon_used, cache_used, dirty, writeback;
+	struct sim_frame *frames;
+	uint32_t nframes, free_head;
+	uint32_t lru_head, lru_tail;
+	unsigned dirty_ratio, dirty_bg_ratio;
+	sim_time dirty_expire, wb_interval;
+	struct sim_task *flusher;
+	struct sim_event_src flush_ev;
+	bool flush_armed;
+	unsigned flush_inflight, flush_max_inflight;
+	struct sim_io *blocked;  /* writers waiting in balance_dirty_pages */
+	uint64_t *dirty_fifo;    /* (frame << 32 | seq) in dirtying order */
+	size_t fifo_head, fifo_len, fifo_cap;
+	uint32_t next_dirty_seq;
+	uint64_t global_oom_kills;
+	unsigned char *records;  /* per-frame ownership records, design layout */
+	size_t rec_size;
+	struct sim_attribution attr;
+
+	/* files and devices */
+	struct sim_file **files;
+	size_t nfiles;
+	struct sim_dev *devs[SIM_MAX_DEV];
+	size_t ndevs;
+
+	/* network */
+	void *net;               /* net.c's state */
+
+	/* sampling */
+	sim_time sample_every;
+	struct sim_event_src sample_ev;
+	struct sim_sample *samples;
+	size_t nsamples, csamples;
+	struct ucg_buf csv_name;
+};
+
+/* ---- sim.c ---- */
+int sim_schedule(struct sim *s, sim_time at, struct sim_event_src *src, uint64_t arg);
+void sim_logf(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Fails the run: err = "file:line: what: strerror(-r)". Returns r. */
+int sim_fail(struct sim *s, int line, int r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+struct sim_task *sim_task_find(struct sim *s, int tid);
+struct sim_task *sim_task_by_name(struct sim *s, const char *name);
+int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task *parent,
+		 bool kthread, struct sim_task **ret);
+int sim_task_exit(struct sim *s, struct sim_task *t);
+/* Brings t->cg[] up to date with the engine. */
+void sim_task_refresh(struct sim *s, struct sim_task *t);
+/* The cgroup of t in the hierarchy carrying controller ss, NULL if unbound. */
+struct sim_cg *sim_task_cg(struct sim *s, struct sim_task *t, enum sim_ss ss);
+struct sim_hier *sim_hier_of(struct sim *s, enum sim_ss ss);
+struct sim_hier *sim_hier_by_name(struct sim *s, const char *name);
+/* cgroup view maintenance */
+int sim_cg_add(struct sim *s, struct sim_hier *hi, const char *path, struct sim_cg **ret);
+struct sim_cg *sim_cg_find(struct sim_hier *hi, const char *path);
+int sim_cg_rename(struct sim *s, struct sim_hier *hi, const char *from, const char *to);
+void sim_cg_remove(struct sim *s, struct sim_hier *hi, const char *path);
+/* Brings cg's control values up to date (reads through the file API). */
+void sim_cg_refresh(struct sim *s, struct sim_cg *cg);
+bool sim_cg_is_under(const struct sim_cg *cg, const struct sim_cg *ancestor);
+/* Adds delta to cg and its ancestors with the given accessor. */
+#define SIM_CG_UP(cg, field, delta)                                                    \
+	do {                                                                           \
+		struct sim_cg *c_ = (cg);                                              \
+		for (; c_; c_ = c_->parent)                                            \
+			c_->field += (delta);                                          \
+	} while (0)
+
+/* ---- cpu.c ---- */
+void sim_cpu_init(struct sim *s);
+/* Accrues CPU time at the current rates up to now. */
+void sim_cpu_advance(struct sim *s, sim_time now);
+/* Recomputes the rates (after anything that changes demand or configuration) and
+ * schedules the next change. */
+void sim_cpu_update(struct sim *s);
+
+/* ---- mem.c ---- */
+int sim_mem_init(struct sim *s);
+void sim_mem_fini(struct sim *s);
+int sim_mem_alloc(struct sim *s, struct sim_task *t, uint64_t pages, int line);
+int sim_mem_free(struct sim *s, struct sim_task *t, uint64_t pages);
+int sim_mem_hugetlb(struct sim *s, struct sim_task *t, int64_t npages, int line);
+/* Page cache: a stream touches pages [first, first+n) of f. */
+int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint64_t first,
+		    uint64_t n);
+/* Pages of f in [first, first+n) not cached: their count; caches them for t. */
+uint64_t sim_cache_read(struct sim *s, struct sim_task *t, struct sim_file *f,
+			uint64_t first, uint64_t n, bool fill);
+bool sim_dirty_over_limit(struct sim *s);
+void sim_flusher_kick(struct sim *s);
+/* Writeback request done. */
+void sim_writeback_done(struct sim *s, struct sim_req *r);
+/* OOM: kill t (exit, free its memory). */
+void sim_oom_kill(struct sim *s, struct sim_task *t, struct sim_cg *where, int line);
+void sim_task_release_mem(struct sim *s, struct sim_task *t);
+
+/* ---- charging.c: the per-page ownership records ---- */
+size_t sim_charging_record_size(enum sim_charging c);
+/* Records on frame rec that task t (its cgroups resolved now) dirtied the page. */
+void sim_charging_record(struct sim *s, unsigned char *rec, struct sim_task *t);
+/* The blkio cgroup that pays for writing back a page with record rec, of file f, by
+ * writer (the flusher or helper). NULL: root / nobody. *ret_orphan set when the
+ * design could not resolve an owner (pid exited). */
+struct sim_cg *sim_charging_resolve(struct sim *s, const unsigned char *rec,
+				    struct sim_file *f, struct sim_task *writer,
+				    bool *ret_orphan);
+/* The memcg a refund of the page would go to under the design. */
+struct sim_cg *sim_charging_refund_cg(struct sim *s, const unsigned char *rec,
+				      const struct sim_frame *fr);
+void sim_charging_clear(struct sim *s, unsigned char *rec);
+/* inode design: note that t dirtied a page of f; decide the owner at writeback. */
+void sim_charging_inode_dirty(struct sim *s, struct sim_file *f, struct sim_task *t);
+void sim_charging_inode_decide(struct sim *s, struct sim_file *f);
+uint32_t sim_consumer_of(struct sim *s, struct sim_task *t);
+
+/* ---- blk.c ---- */
+int sim_dev_add(struct sim *s, const char *name, uint32_t major, uint32_t minor,
+		uint64_t bps, uint32_t iops, struct sim_dev **ret);
+struct sim_dev *sim_dev_find(struct sim *s, const char *name);
+/* Submits a request; the device owns it until completion. */
+void sim_blk_submit(struct sim *s, struct sim_req *r);
+/* A stream of a task starts (or continues after a completion). */
+void sim_io_pump(struct sim *s, struct sim_io *io);
+int sim_io_start(struct sim *s, struct sim_task *t, int kind, struct sim_file *f,
+		 struct sim_dev *d, uint64_t bytes, int line);
+void sim_io_cancel(struct sim *s, struct sim_task *t);
+void sim_blk_fini(struct sim *s);
+
+/* ---- net.c ---- */
+int sim_net_init(struct sim *s);
+void sim_net_fini(struct sim *s);
+bool sim_net_available(void);
+int sim_net_tc(struct sim *s, int argc, char **argv, int line);
+int sim_net_flow(struct sim *s, struct sim_task *t, const char *iface, uint64_t npkts,
+		 uint32_t size, uint64_t rate_bps, uint16_t dport, int line);
+int sim_net_iface(struct sim *s, const char *name, uint64_t rate_bps, int line);
+
+/* ---- report.c ---- */
+void sim_sample_take(struct sim *s);
+void sim_samples_fini(struct sim *s);
+
+/* ---- scenario.c ---- */
+int sim_scenario_parse(struct sim *s, const char *filename, const char *text, size_t len,
+		       struct sim_err *err);
+void sim_scenario_fini(struct sim *s);
+/* Runs one command now. 0 or -errno (the run stops; err is set). */
+int sim_cmd_exec(struct sim *s, struct sim_cmd *c);
+
+#endif

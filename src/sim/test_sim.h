@@ -1,0 +1,89 @@
+/* sim/test_sim.h — helpers for the simulator's unit tests. */
+#ifndef UCG_SIM_TEST_SIM_H
+#define UCG_SIM_TEST_SIM_H
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "harness.h"
+#include "sim/sim.h"
+#include "sim/sim_impl.h"
+
+/* Loads and runs text; returns the sim (caller frees) or NULL, with err filled. */
+static inline struct sim *ts_run(const char *text, uint64_t seed, enum sim_charging c,
+				 int *ret_r, struct sim_err *err)
+{
+	struct sim_config cfg;
+	struct sim *s = NULL;
+	int r;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.seed = seed;
+	cfg.charging = c;
+	r = sim_new(&cfg, &s);
+	if (r == 0)
+		r = sim_load(s, "t.ucg", text, strlen(text), err);
+	if (r == 0)
+		r = sim_run(s, err);
+	*ret_r = r;
+	return s;
+}
+
+/* Log + summary of a whole run, as ucg sim prints it (caller frees with ucg_free). */
+static inline char *ts_output(const char *text, uint64_t seed, enum sim_charging c)
+{
+	struct sim_err err;
+	struct ucg_buf b;
+	int r;
+	struct sim *s = ts_run(text, seed, c, &r, &err);
+
+	ucg_buf_init(&b);
+	if (s) {
+		ucg_buf_puts(&b, sim_log(s));
+		if (r == 0)
+			sim_format_summary(s, &b);
+		else
+			ucg_buf_printf(&b, "ERROR %s\n", err.msg);
+	}
+	sim_free(s);
+	return ucg_buf_steal(&b, NULL);
+}
+
+/* Cgroup path in hierarchy name, NULL if absent. */
+static inline struct sim_cg *ts_cg(struct sim *s, const char *hname, const char *path)
+{
+	struct sim_hier *h = sim_hier_by_name(s, hname);
+
+	return h ? sim_cg_find(h, path) : NULL;
+}
+
+/* Is the file readable in a fresh engine with the controller mounted? (Controllers
+ * land one by one; a test that needs cpu.shares skips until it exists.) */
+static inline int ts_has_file(const char *opts, const char *file)
+{
+	struct ucg_engine *e = NULL;
+	struct ucg_hierarchy *h = NULL;
+	struct ucg_cred root = ucg_cred_root();
+	struct ucg_buf b;
+	int r;
+
+	if (ucg_engine_new(NULL, &e) < 0)
+		return 0;
+	ucg_buf_init(&b);
+	r = ucg_mount(e, opts, &h, NULL);
+	if (r == 0)
+		r = ucg_fs_read_all(e, h, file, &root, &b);
+	ucg_buf_fini(&b);
+	ucg_engine_free(e);
+	return r == 0;
+}
+
+#define T_NEAR(a, b, tol)                                                              \
+	do {                                                                           \
+		double t_a_ = (a), t_b_ = (b);                                         \
+		if (t_a_ < t_b_ - (tol) || t_a_ > t_b_ + (tol))                        \
+			T_FAIL_AT("%s == %.6f, want %.6f +- %g", #a, t_a_, t_b_, (double)(tol)); \
+	} while (0)
+
+#endif

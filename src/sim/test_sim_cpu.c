@@ -1,0 +1,191 @@
+/* sim/test_sim_cpu.c — the CPU model against hand-computed shares: 1024 vs 512 on one
+ * CPU is 2/3 and 1/3; quota 50 ms per 100 ms caps a busy task at 0.5 CPU; nested
+ * shares; CPU time charged hierarchically; cpuset placement; freezer. */
+#include "sim/test_sim.h"
+
+static double share(struct sim *s, const char *h, const char *path, double secs, unsigned cpus)
+{
+	struct sim_cg *cg = ts_cg(s, h, path);
+
+	return cg ? (double)cg->cpu_ns / (secs * SIM_SEC * cpus) : -1;
+}
+
+static void test_equal_no_hierarchy(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s = ts_run("cpus 1\nspawn a\nspawn b\nspawn c\nbusy a\nbusy b\nbusy c 0.1\nrun 10s\n",
+			       0, SIM_CHARGING_KERNEL, &r, &err);
+	struct sim_task *a = sim_task_by_name(s, "a"), *c = sim_task_by_name(s, "c");
+
+	T_EQ_INT(r, 0);
+	/* c wants 0.1 and gets it; a and b split the other 0.9 */
+	T_NEAR((double)c->cpu_ns / (10.0 * SIM_SEC), 0.1, 1e-6);
+	T_NEAR((double)a->cpu_ns / (10.0 * SIM_SEC), 0.45, 1e-6);
+	T_EQ_INT(s->idle_ns, 0);
+	sim_free(s);
+}
+
+static void test_shares_2_to_1(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("cpu", "/cpu.shares"))
+		T_SKIP("cpu.shares not served yet (cpu controller not landed)");
+	s = ts_run("cpus 1\nmount -o cpu,cpuacct cpu\nmkdir cpu/a\nmkdir cpu/b\n"
+		   "echo 1024 > cpu/a/cpu.shares\necho 512 > cpu/b/cpu.shares\n"
+		   "spawn x\nspawn y\necho $x > cpu/a/cgroup.procs\necho $y > cpu/b/cgroup.procs\n"
+		   "busy x\nbusy y\nrun 30s\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	T_NEAR(share(s, "cpu", "/a", 30, 1), 2.0 / 3, 1e-3);
+	T_NEAR(share(s, "cpu", "/b", 30, 1), 1.0 / 3, 1e-3);
+	T_NEAR(share(s, "cpu", "/", 30, 1), 1.0, 1e-6);
+	sim_free(s);
+}
+
+static void test_nested_shares(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("cpu", "/cpu.shares"))
+		T_SKIP("cpu.shares not served yet (cpu controller not landed)");
+	/* 2 CPUs; u1 (1024) has 3 busy tasks in two sessions (2048 vs 1024), u2 (1024)
+	 * has 1 busy task: u2's task can use only 1 CPU, so u1 gets 1 CPU too, split
+	 * 2:1 between its sessions; s1's two tasks split 2/3 equally. */
+	s = ts_run("cpus 2\nmount -o cpu cpu\nmkdir cpu/u1\nmkdir cpu/u2\nmkdir cpu/u1/s1\n"
+		   "mkdir cpu/u1/s2\necho 2048 > cpu/u1/s1/cpu.shares\n"
+		   "spawn a\nspawn b\nspawn c\nspawn d\n"
+		   "echo $a > cpu/u1/s1/cgroup.procs\necho $b > cpu/u1/s1/cgroup.procs\n"
+		   "echo $c > cpu/u1/s2/cgroup.procs\necho $d > cpu/u2/cgroup.procs\n"
+		   "busy a\nbusy b\nbusy c\nbusy d\nrun 12s\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	T_NEAR(share(s, "cpu", "/u1", 12, 2), 0.5, 1e-3);
+	T_NEAR(share(s, "cpu", "/u2", 12, 2), 0.5, 1e-3);
+	T_NEAR(share(s, "cpu", "/u1/s1", 12, 2), 1.0 / 3, 1e-3);
+	T_NEAR(share(s, "cpu", "/u1/s2", 12, 2), 1.0 / 6, 1e-3);
+	T_NEAR((double)sim_task_by_name(s, "a")->cpu_ns / (12.0 * SIM_SEC), 1.0 / 3, 1e-3);
+	sim_free(s);
+}
+
+static void test_quota_half(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+	struct sim_cg *cg;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet (cpu controller not landed)");
+	s = ts_run("cpus 2\nmount -o cpu cpu\nmkdir cpu/q\necho 50000 > cpu/q/cpu.cfs_quota_us\n"
+		   "spawn x\necho $x > cpu/q/cgroup.procs\nbusy x\nrun 10s\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	cg = ts_cg(s, "cpu", "/q");
+	T_NEAR((double)cg->cpu_ns / (10.0 * SIM_SEC), 0.5, 1e-3);
+	T_CHECK(cg->nr_periods >= 99 && cg->nr_periods <= 101);
+	T_CHECK(cg->nr_throttled >= 99);
+	T_NEAR((double)cg->throttled_ns / SIM_SEC, 5.0, 0.06);
+	sim_free(s);
+}
+
+static void test_quota_hierarchical(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet (cpu controller not landed)");
+	/* the parent's 1 CPU quota binds two busy children with no quota of their own.
+	 * With 4 CPUs nothing contends: the three tasks run side by side until the
+	 * parent's 100 ms are used, so a (one task) gets 1/3 of them, not half: shares
+	 * matter only under contention, the quota only in total. */
+	s = ts_run("cpus 4\nmount -o cpu cpu\nmkdir cpu/p\nmkdir cpu/p/a\nmkdir cpu/p/b\n"
+		   "echo 100000 > cpu/p/cpu.cfs_quota_us\n"
+		   "spawn x\nspawn y\nspawn z\necho $x > cpu/p/a/cgroup.procs\n"
+		   "echo $y > cpu/p/b/cgroup.procs\necho $z > cpu/p/b/cgroup.procs\n"
+		   "busy x\nbusy y\nbusy z\nrun 10s\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	T_NEAR((double)ts_cg(s, "cpu", "/p")->cpu_ns / (10.0 * SIM_SEC), 1.0, 1e-3);
+	T_NEAR((double)ts_cg(s, "cpu", "/p/a")->cpu_ns / (10.0 * SIM_SEC), 1.0 / 3, 1e-3);
+	sim_free(s);
+}
+
+static void test_accounting_all_hierarchies(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s = ts_run("cpus 1\nmount -o none,name=sd sd\nmkdir sd/u\nmkdir sd/u/s\n"
+			       "spawn x\necho $x > sd/u/s/cgroup.procs\nbusy x 0.25\nrun 4s\n",
+			       0, SIM_CHARGING_KERNEL, &r, &err);
+
+	T_EQ_INT(r, 0);
+	T_EQ_INT(ts_cg(s, "sd", "/u/s")->cpu_ns, SIM_SEC);
+	T_EQ_INT(ts_cg(s, "sd", "/u")->cpu_ns, SIM_SEC);
+	T_EQ_INT(ts_cg(s, "sd", "/")->cpu_ns, SIM_SEC);
+	T_EQ_INT(s->idle_ns, 3 * SIM_SEC);
+	sim_free(s);
+}
+
+static void test_cpuset(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("cpuset", "/cpuset.effective_cpus"))
+		T_SKIP("cpuset.effective_cpus not served yet");
+	/* 4 CPUs; three busy tasks confined to cpus 0-1, one free task: the three share
+	 * 2 CPUs, the free one gets a whole CPU, one CPU idles. */
+	s = ts_run("cpus 4\nmount -o cpuset cs\nmkdir cs/a\necho 0 > cs/a/cpuset.mems\n"
+		   "echo 0-1 > cs/a/cpuset.cpus\nspawn x\nspawn y\nspawn z\nspawn w\n"
+		   "echo $x > cs/a/cgroup.procs\necho $y > cs/a/cgroup.procs\n"
+		   "echo $z > cs/a/cgroup.procs\nbusy x\nbusy y\nbusy z\nbusy w\nrun 3s\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	if (r == 0) {
+		T_NEAR((double)ts_cg(s, "cs", "/a")->cpu_ns / (3.0 * SIM_SEC), 2.0, 1e-3);
+		T_NEAR((double)sim_task_by_name(s, "w")->cpu_ns / (3.0 * SIM_SEC), 1.0, 1e-3);
+	}
+	sim_free(s);
+}
+
+static void test_freezer(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("freezer", "/freezer.state"))
+		T_SKIP("freezer.state not served yet");
+	s = ts_run("cpus 1\nmount -o freezer fz\nmkdir fz/f\nspawn x\nspawn y\n"
+		   "echo $x > fz/f/cgroup.procs\nbusy x\nbusy y\nrun 2s\n"
+		   "echo FROZEN > fz/f/freezer.state\nrun 2s\necho THAWED > fz/f/freezer.state\n"
+		   "run 2s\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	/* x runs half the time for 4 s of the 6, y the rest */
+	T_NEAR((double)sim_task_by_name(s, "x")->cpu_ns / SIM_SEC, 2.0, 1e-3);
+	T_NEAR((double)sim_task_by_name(s, "y")->cpu_ns / SIM_SEC, 4.0, 1e-3);
+	sim_free(s);
+}
+
+int main(void)
+{
+	T_RUN(test_equal_no_hierarchy);
+	T_RUN(test_shares_2_to_1);
+	T_RUN(test_nested_shares);
+	T_RUN(test_quota_half);
+	T_RUN(test_quota_hierarchical);
+	T_RUN(test_accounting_all_hierarchies);
+	T_RUN(test_cpuset);
+	T_RUN(test_freezer);
+	return t_done();
+}
