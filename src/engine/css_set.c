@@ -61,6 +61,7 @@ static struct ucg_css_set *set_new(struct ucg_engine *e, const struct link_key *
 		return NULL;
 	}
 	ucg_list_init(&cs->tasks);
+	cs->serial = e->cset_serial++;
 	cs->nr_links = n;
 	for (i = 0; i < n; i++) {
 		cs->links[i].slot = k[i].slot;

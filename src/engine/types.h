@@ -102,6 +102,7 @@ struct ucg_cset_link {
 struct ucg_css_set {
 	struct ucg_hnode node; /* in engine->csets, keyed by links */
 	struct ucg_list all;   /* engine->cset_list */
+	uint64_t serial;       /* creation number in the engine (0: the all-roots set) */
 	int refcnt;            /* tasks that point here, plus temporary references */
 	int nr_tasks;          /* live tasks on the list below */
 	struct ucg_list tasks;
@@ -146,6 +147,7 @@ struct ucg_engine {
 	struct ucg_htable csets;
 	struct ucg_list cset_list;
 	size_t nr_csets;
+	uint64_t cset_serial; /* css_sets created so far (struct ucg_css_set.serial) */
 	struct ucg_css_set *empty_cset; /* the all-roots set; always present */
 	struct ucg_htable tasks;
 	struct ucg_htable tgroups;
