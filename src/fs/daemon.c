@@ -23,6 +23,7 @@
 #include "engine/ucg.h"
 #include "fs/ctl.h"
 #include "fs/state.h"
+#include "host/enforce.h"
 #include "host/host.h"
 
 #include <errno.h>
@@ -65,6 +66,7 @@ struct daemon {
 	pthread_mutex_t lock; /* protects e, host, mounts, dirty */
 	struct ucg_engine *e;
 	struct ucg_host *host;
+	struct ucg_enforce *enforce;
 	struct mnt *mounts;
 	int listen_fd, sig_fd, wake_fd;
 	int stop;
@@ -742,9 +744,25 @@ static void prov_release_queued(void *ctx, struct ucg_engine *e)
 	}
 }
 
+static void prov_freeze_task(void *ctx, struct ucg_engine *e, int tid, int freeze)
+{
+	struct daemon *d = ctx;
+
+	ucg_enforce_freeze(d->enforce, e, tid, freeze);
+	prov_release_queued(ctx, e); /* wake the main loop: it confirms the stop */
+}
+
+static void prov_cpus_changed(void *ctx, struct ucg_engine *e, int tid, const unsigned char *mask,
+			      size_t nbytes)
+{
+	ucg_enforce_cpus(e, tid, mask, nbytes);
+}
+
 static const struct ucg_provider_ops prov_ops = {
 	.sync = prov_sync,
 	.release_queued = prov_release_queued,
+	.cpus_changed = prov_cpus_changed,
+	.freeze_task = prov_freeze_task,
 };
 
 /* ---- control requests ------------------------------------------------------------------ */
@@ -902,7 +920,8 @@ int ucg_daemon_run(int ready_fd)
 	struct ucg_engine_config cfg = { 0 };
 	struct daemon d;
 	struct timespec now;
-	long long next_reap_ms = 0, next_save_ms = 0;
+	long long next_reap_ms = 0, next_save_ms = 0, next_cpu_ms = 0;
+	int freezing = 0;
 	sigset_t mask;
 	int r;
 
@@ -924,6 +943,9 @@ int ucg_daemon_run(int ready_fd)
 		goto out;
 	}
 	r = ucg_host_new(&d.host);
+	if (r < 0)
+		goto out;
+	r = ucg_enforce_new(&d.enforce);
 	if (r < 0)
 		goto out;
 	cfg.provider = &prov_ops;
@@ -958,7 +980,7 @@ int ucg_daemon_run(int ready_fd)
 			{ d.wake_fd, POLLIN, 0 },
 			{ ucg_host_fd(d.host), POLLIN, 0 },
 		};
-		int n = poll(pfd, 4, 100);
+		int n = poll(pfd, 4, freezing ? 10 : 100);
 
 		if (n < 0 && errno != EINTR)
 			break;
@@ -994,6 +1016,15 @@ int ucg_daemon_run(int ready_fd)
 			}
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
+		pthread_mutex_lock(&d.lock);
+		freezing = ucg_enforce_poll(d.enforce, d.e);
+		pthread_mutex_unlock(&d.lock);
+		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_cpu_ms) {
+			pthread_mutex_lock(&d.lock);
+			ucg_host_sample_cpu(d.host, d.e);
+			pthread_mutex_unlock(&d.lock);
+			next_cpu_ms = now.tv_sec * 1000 + now.tv_nsec / 1000000 + 1000;
+		}
 		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_reap_ms) {
 			pthread_mutex_lock(&d.lock);
 			ucg_host_reap_check(d.host, d.e);
@@ -1023,6 +1054,7 @@ out:
 	if (d.e)
 		ucg_engine_free(d.e);
 	ucg_host_free(d.host);
+	ucg_enforce_free(d.enforce);
 	if (d.sig_fd >= 0)
 		close(d.sig_fd);
 	if (d.wake_fd >= 0)

@@ -26,6 +26,7 @@
 #include "host/host.h"
 
 #include "base/alloc.h"
+#include "controllers/charge.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -60,6 +61,9 @@ struct ucg_host {
 	int pid_max;
 	uint8_t *state;     /* [pid_max] TS_* */
 	uint8_t *seen;      /* [pid_max] scratch for resync */
+	uint32_t *cpu_user, *cpu_sys; /* [pid_max] ticks already charged to cpuacct */
+	int sample_cpu;     /* charge real CPU times to cpuacct */
+	uint64_t tick_ns;
 	int *zombies;       /* exited leaders awaiting reap */
 	size_t nr_zombies, cap_zombies;
 	int lost;           /* events were dropped: resync before trusting the table */
@@ -271,12 +275,66 @@ static void forget(struct ucg_host *h, struct ucg_engine *e, int tid)
 {
 	ucg_task_reap(e, tid);
 	h->state[tid] = TS_UNKNOWN;
+	h->cpu_user[tid] = h->cpu_sys[tid] = 0;
+}
+
+/* Charges tid's CPU time since the last sample (utime, stime: stat fields 14, 15;
+ * the cpu it last ran on: field 39) to its cpuacct cgroup. */
+static void sample_one(struct ucg_host *h, struct ucg_engine *e, int tid)
+{
+	char path[64], buf[1024], *p, *tok, *save = NULL;
+	unsigned long ut = 0, st = 0, cpu = 0;
+	int fd, field = 3;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p)
+		return;
+	for (tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
+		if (field == 14)
+			ut = strtoul(tok, NULL, 10);
+		else if (field == 15)
+			st = strtoul(tok, NULL, 10);
+		else if (field == 39) {
+			cpu = strtoul(tok, NULL, 10);
+			break;
+		}
+	}
+	if (field != 39 || (ut <= h->cpu_user[tid] && st <= h->cpu_sys[tid]))
+		return;
+	if (ucg_cpuacct_charge(e, tid, (unsigned)cpu,
+			       (ut > h->cpu_user[tid] ? ut - h->cpu_user[tid] : 0) * h->tick_ns,
+			       (st > h->cpu_sys[tid] ? st - h->cpu_sys[tid] : 0) * h->tick_ns) == 0) {
+		h->cpu_user[tid] = (uint32_t)ut;
+		h->cpu_sys[tid] = (uint32_t)st;
+	}
+}
+
+void ucg_host_sample_cpu(struct ucg_host *h, struct ucg_engine *e)
+{
+	int tid;
+
+	h->sample_cpu = 1;
+	for (tid = 1; tid < h->pid_max; tid++)
+		if (h->state[tid] == TS_ALIVE)
+			sample_one(h, e, tid);
 }
 
 static void task_exited(struct ucg_host *h, struct ucg_engine *e, int tid, int tgid)
 {
 	if (!in_range(h, tid) || h->state[tid] != TS_ALIVE)
 		return;
+	if (h->sample_cpu)
+		sample_one(h, e, tid); /* its last CPU time, if /proc still has it */
 	ucg_task_exit(e, tid);
 	h->stats.exits++;
 	if (tid != tgid) {
@@ -307,6 +365,7 @@ static void task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task
 	if (r < 0)
 		return;
 	h->state[info->tid] = TS_ALIVE;
+	h->cpu_user[info->tid] = h->cpu_sys[info->tid] = 0;
 	if (state == 'Z' || state == 'X')
 		task_exited(h, e, info->tid, info->tgid);
 }
@@ -443,6 +502,7 @@ static void on_fork(struct ucg_host *h, struct ucg_engine *e, const struct proc_
 		r = ucg_task_add(e, &info);
 	if (r == 0) {
 		h->state[child] = TS_ALIVE;
+		h->cpu_user[child] = h->cpu_sys[child] = 0;
 		h->stats.forks++;
 	}
 }
@@ -517,10 +577,14 @@ int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
 
 			if (nh->nlmsg_type == NLMSG_NOOP || nh->nlmsg_type == NLMSG_ERROR)
 				continue;
+			struct proc_event ev;
+
 			cn = NLMSG_DATA(nh);
 			if (cn->id.idx != CN_IDX_PROC || cn->len < sizeof(struct proc_event))
 				continue;
-			on_event(h, e, (const struct proc_event *)cn->data);
+			/* the event sits 4-byte aligned in the datagram: copy it out */
+			memcpy(&ev, cn->data, sizeof(ev));
+			on_event(h, e, &ev);
 			applied++;
 		}
 	}
@@ -584,7 +648,10 @@ int ucg_host_new(struct ucg_host **ret)
 		h->pid_max = atoi(buf) + 1;
 	h->state = ucg_calloc((size_t)h->pid_max, 1);
 	h->seen = ucg_calloc((size_t)h->pid_max, 1);
-	if (!h->state || !h->seen) {
+	h->cpu_user = ucg_calloc((size_t)h->pid_max, sizeof(uint32_t));
+	h->cpu_sys = ucg_calloc((size_t)h->pid_max, sizeof(uint32_t));
+	h->tick_ns = 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
+	if (!h->state || !h->seen || !h->cpu_user || !h->cpu_sys) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -606,6 +673,8 @@ void ucg_host_free(struct ucg_host *h)
 		close(h->fd);
 	ucg_free(h->state);
 	ucg_free(h->seen);
+	ucg_free(h->cpu_user);
+	ucg_free(h->cpu_sys);
 	ucg_free(h->zombies);
 	ucg_free(h);
 }

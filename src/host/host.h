@@ -35,6 +35,9 @@ int ucg_host_fd(const struct ucg_host *h);
 int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e);
 /* Reaps exited leaders whose /proc entry has disappeared. */
 void ucg_host_reap_check(struct ucg_host *h, struct ucg_engine *e);
+/* Charges every task's CPU time since the last sample to its cpuacct cgroup (and,
+ * from then on, a task's last time at its exit). Call periodically. */
+void ucg_host_sample_cpu(struct ucg_host *h, struct ucg_engine *e);
 /* Forces a resynchronisation from /proc. */
 int ucg_host_resync(struct ucg_host *h, struct ucg_engine *e);
 void ucg_host_get_stats(const struct ucg_host *h, struct ucg_host_stats *ret);

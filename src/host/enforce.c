@@ -1,0 +1,183 @@
+/* host/enforce.c — freezer by signals, cpuset by affinity (see enforce.h).
+ *
+ * Model and limits. SIGSTOP stops a whole thread group (a group stop), so freezing
+ * one thread stops its process; a process whose threads sit in different freezer
+ * cgroups is stopped or continued as a whole. A frozen task's parent sees it
+ * stopped (waitpid WUNTRACED, a shell prints "Stopped"), which the kernel's freezer
+ * does not show. sched_setaffinity replaces any mask the task chose itself (the kernel
+ * keeps the task's requested mask and intersects it; we cannot know it).
+ */
+#include "host/enforce.h"
+
+#include "base/alloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct frozen {
+	int tid, tgid;
+	uint64_t start_time;
+	int reported; /* the engine was told it is stopped */
+};
+
+struct ucg_enforce {
+	struct frozen *v;
+	size_t n, cap;
+};
+
+int ucg_enforce_new(struct ucg_enforce **ret)
+{
+	struct ucg_enforce *f = ucg_calloc(1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	*ret = f;
+	return 0;
+}
+
+void ucg_enforce_free(struct ucg_enforce *f)
+{
+	if (!f)
+		return;
+	ucg_free(f->v);
+	ucg_free(f);
+}
+
+/* state (field 3) and start time (field 22) of /proc/TID/stat; 0 or -errno */
+static int task_state(int tid, char *state, uint64_t *start)
+{
+	char path[64], buf[1024], *p, *tok, *save = NULL;
+	int fd, field = 3;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EIO;
+	for (tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
+		if (field == 3)
+			*state = tok[0];
+		if (field == 22) {
+			*start = strtoull(tok, NULL, 10);
+			return 0;
+		}
+	}
+	return -EIO;
+}
+
+/* Sends sig to tid only if it is still the task that started at start_time. */
+static int signal_same(int tgid, int tid, uint64_t start_time, int sig)
+{
+	uint64_t now_start = 0;
+	char state;
+
+	if (task_state(tid, &state, &now_start) < 0 || now_start != start_time)
+		return -ESRCH;
+	return syscall(SYS_tgkill, tgid, tid, sig) < 0 ? -errno : 0;
+}
+
+static struct frozen *find(struct ucg_enforce *f, int tid)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->v[i].tid == tid)
+			return &f->v[i];
+	return NULL;
+}
+
+void ucg_enforce_freeze(struct ucg_enforce *f, struct ucg_engine *e, int tid, int freeze)
+{
+	struct ucg_task_info info;
+	struct frozen *fz = find(f, tid);
+
+	if (ucg_task_get_info(e, tid, &info) < 0 || (info.flags & UCG_TASK_KTHREAD))
+		return;
+	if (!freeze) {
+		if (fz) {
+			*fz = f->v[--f->n];
+			signal_same(info.tgid, tid, info.start_time, SIGCONT);
+		}
+		return;
+	}
+	if (!fz) {
+		if (f->n == f->cap) {
+			size_t nc = f->cap ? f->cap * 2 : 16;
+			struct frozen *nv = ucg_realloc(f->v, nc * sizeof(*nv));
+
+			if (!nv)
+				return;
+			f->v = nv;
+			f->cap = nc;
+		}
+		fz = &f->v[f->n++];
+		fz->tid = tid;
+	}
+	fz->tgid = info.tgid;
+	fz->start_time = info.start_time;
+	fz->reported = 0;
+	signal_same(info.tgid, tid, info.start_time, SIGSTOP);
+}
+
+int ucg_enforce_poll(struct ucg_enforce *f, struct ucg_engine *e)
+{
+	size_t i = 0;
+	int busy = 0;
+
+	while (i < f->n) {
+		struct frozen *fz = &f->v[i];
+		uint64_t start = 0;
+		char state = 0;
+
+		if (task_state(fz->tid, &state, &start) < 0 || start != fz->start_time ||
+		    state == 'Z' || state == 'X') {
+			*fz = f->v[--f->n]; /* gone: the engine learns it from the exit */
+			continue;
+		}
+		if (state == 'T' || state == 't') {
+			if (!fz->reported && ucg_freezer_task_stopped(e, fz->tid, 1) == 0)
+				fz->reported = 1;
+		} else {
+			/* running: not stopped yet, or continued from outside */
+			if (fz->reported) {
+				ucg_freezer_task_stopped(e, fz->tid, 0);
+				fz->reported = 0;
+			}
+			signal_same(fz->tgid, fz->tid, fz->start_time, SIGSTOP);
+			busy = 1;
+		}
+		i++;
+	}
+	return busy;
+}
+
+void ucg_enforce_cpus(struct ucg_engine *e, int tid, const unsigned char *mask, size_t nbytes)
+{
+	struct ucg_task_info info;
+	cpu_set_t set;
+	size_t i;
+
+	if (ucg_task_get_info(e, tid, &info) < 0 || (info.flags & UCG_TASK_KTHREAD))
+		return;
+	CPU_ZERO(&set);
+	for (i = 0; i < nbytes * 8 && i < CPU_SETSIZE; i++)
+		if (mask[i / 8] & (1u << (i % 8)))
+			CPU_SET(i, &set);
+	if (CPU_COUNT(&set))
+		sched_setaffinity(tid, sizeof(set), &set); /* a task gone meanwhile: ESRCH */
+}

@@ -1,0 +1,83 @@
+#!/bin/bash
+# Enforcement on real processes: freezer stops a busy loop (and stops it again when
+# continued from outside), cpuset changes affinity, cpuacct counts real CPU time,
+# pids.current counts real threads.
+. "$(dirname "$0")/lib.sh" "$1" "$2"
+fs_setup
+
+state() { awk '{print $3}' /proc/$1/stat; }
+
+# ---- freezer
+if F=$(mnt f freezer 2>/dev/null); then
+	mkdir $F/fz
+	spawn bash -c 'while :; do :; done'; B=$LAST
+	echo $B > $F/fz/cgroup.procs
+	echo FROZEN > $F/fz/freezer.state
+	for i in $(seq 100); do [ "$(cat $F/fz/freezer.state)" = FROZEN ] && break; sleep 0.02; done
+	check "freezer reads FROZEN" "$(cat $F/fz/freezer.state)" "FROZEN"
+	check "busy loop really stopped" "$(state $B)" "T"
+	T1=$(awk '{print $14+$15}' /proc/$B/stat); sleep 0.3; T2=$(awk '{print $14+$15}' /proc/$B/stat)
+	check "no CPU while frozen" "$T2" "$T1"
+	kill -CONT $B
+	for i in $(seq 100); do [ "$(state $B)" = T ] && [ "$(cat $F/fz/freezer.state)" = FROZEN ] && break; sleep 0.02; done
+	check "continued from outside: stopped again" "$(state $B)" "T"
+	echo THAWED > $F/fz/freezer.state
+	sleep 0.1
+	check "thawed runs" "$(state $B)" "R"
+	check "freezer reads THAWED" "$(cat $F/fz/freezer.state)" "THAWED"
+	{ kill -9 $B; wait $B; } 2>/dev/null
+else
+	SKIP=$((SKIP + 1)); echo "SKIP freezer: no freezer controller in this engine"
+fi
+
+# ---- cpuset
+NC=$(nproc)
+if [ "$NC" -ge 2 ] && C=$(mnt c cpuset 2>/dev/null); then
+	mkdir $C/one
+	echo 0 > $C/one/cpuset.mems
+	echo 1 > $C/one/cpuset.cpus
+	spawn sleep 300; S=$LAST
+	echo $S > $C/one/tasks
+	check "affinity follows cpuset" "$(taskset -pc $S | sed 's/.*: //')" "1"
+	echo 0 > $C/one/cpuset.cpus
+	check "affinity follows cpuset.cpus writes" "$(taskset -pc $S | sed 's/.*: //')" "0"
+	echo $S > $C/tasks
+	check "back in the root: every cpu" "$(taskset -pc $S | sed 's/.*: //')" "$(taskset -pc 1 | sed 's/.*: //')"
+else
+	SKIP=$((SKIP + 1)); echo "SKIP cpuset: needs 2 cpus and the cpuset controller"
+fi
+
+# ---- cpuacct
+if A=$(mnt a cpuacct 2>/dev/null); then
+	mkdir $A/acct
+	spawn bash -c 'while :; do :; done'; B=$LAST
+	echo $B > $A/acct/cgroup.procs
+	sleep 2.2 # the daemon samples once a second
+	U=$(cat $A/acct/cpuacct.usage)
+	R=$(awk '{print ($14+$15)*10000000}' /proc/$B/stat) # its real time, ns (USER_HZ 100)
+	# sampled at most 1 s ago: within one second of CPU of the truth, never above it
+	check "cpuacct.usage within 1 s of real" "$([ "$U" -ge $((R - 1000000000)) ] && [ "$U" -gt 0 ] && echo yes)" "yes"
+	check "cpuacct.usage <= its real CPU time" "$([ "$U" -le "$R" ] && echo yes)" "yes"
+	echo "# cpuacct.usage $U real $R"
+	{ kill -9 $B; wait $B; } 2>/dev/null
+else
+	SKIP=$((SKIP + 1)); echo "SKIP cpuacct: no cpuacct controller"
+fi
+
+# ---- pids.current
+if P=$(mnt p pids 2>/dev/null); then
+	mkdir $P/pp
+	python3 -c 'import threading,time
+ts=[threading.Thread(target=time.sleep,args=(300,),daemon=True) for _ in range(4)]
+[t.start() for t in ts]; time.sleep(300)' &
+	PY=$!; PIDS+=("$PY")
+	for i in $(seq 100); do [ "$(ls /proc/$PY/task | wc -l)" = 5 ] && break; sleep 0.05; done
+	echo $PY > $P/pp/cgroup.procs
+	check "pids.current = real threads" "$(cat $P/pp/pids.current)" "5"
+	kill $PY; wait $PY 2>/dev/null
+	sleep 0.1
+	check "pids.current after exit" "$(cat $P/pp/pids.current)" "0"
+else
+	SKIP=$((SKIP + 1)); echo "SKIP pids: no pids controller"
+fi
+fs_done
