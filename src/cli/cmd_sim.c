@@ -259,12 +259,17 @@ int cmd_sim(int argc, char **argv)
 			printf("== charging designs compared ==\n%-9s %11s %14s %14s %12s %14s\n",
 			       "design", "bytes/page", "wb->origin", "wb orphaned", "helper->orig",
 			       "refund misdir");
-			for (c = 0; c < SIM_CHARGING_NR; c++)
-				printf("%-9s %11zu %13.2f%% %14" PRIu64 " %11.2f%% %14" PRIu64 "\n",
+			for (c = 0; c < SIM_CHARGING_NR; c++) {
+				char wb[32], hp[32];
+
+				snprintf(wb, sizeof(wb), "%.2f%%", pct(a[c].wb_to_origin, a[c].wb_bytes));
+				snprintf(hp, sizeof(hp), "%.2f%%",
+					 pct(a[c].helper_to_origin, a[c].helper_bytes));
+				printf("%-9s %11zu %14s %14" PRIu64 " %12s %14" PRIu64 "\n",
 				       sim_charging_name((enum sim_charging)c), a[c].record_bytes,
-				       pct(a[c].wb_to_origin, a[c].wb_bytes), a[c].wb_orphaned,
-				       pct(a[c].helper_to_origin, a[c].helper_bytes),
-				       a[c].refund_misdirected);
+				       a[c].wb_bytes ? wb : "-", a[c].wb_orphaned,
+				       a[c].helper_bytes ? hp : "-", a[c].refund_misdirected);
+			}
 		}
 	}
 	ucg_free(text);

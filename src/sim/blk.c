@@ -421,6 +421,12 @@ void sim_io_pump(struct sim *s, struct sim_io *io)
 		return;
 	}
 	step = io->left < IO_CHUNK ? io->left : IO_CHUNK;
+	if (io->file && (io->kind == SIM_IO_WRITE || io->kind == SIM_IO_WRITE_DIRECT)) {
+		/* appends: each step goes to the end of the file as it is now (O_APPEND) */
+		io->off = io->file->npages * SIM_PAGE;
+		if (io->kind == SIM_IO_WRITE_DIRECT)
+			io->file->npages = (io->off + step + SIM_PAGE - 1) / SIM_PAGE;
+	}
 	first = io->off / SIM_PAGE;
 	n = (io->off + step + SIM_PAGE - 1) / SIM_PAGE - first;
 	switch (io->kind) {
@@ -491,10 +497,8 @@ int sim_io_start(struct sim *s, struct sim_task *t, int kind, struct sim_file *f
 	io->file = f;
 	io->dev = d;
 	io->left = bytes;
-	/* writes append to the file; reads start at its beginning */
-	io->off = (f && (kind == SIM_IO_WRITE || kind == SIM_IO_WRITE_DIRECT)) ? f->npages * SIM_PAGE : 0;
-	if (f && (kind == SIM_IO_WRITE_DIRECT) && f->npages < (io->off + bytes) / SIM_PAGE)
-		f->npages = (io->off + bytes + SIM_PAGE - 1) / SIM_PAGE;
+	/* writes append to the file (step by step); reads start at its beginning */
+	io->off = 0;
 	t->io = io;
 	t->io_started = s->now;
 	io->chunk = IO_CHUNK;

@@ -14,11 +14,13 @@
  *           process has exited the charge is orphaned (counted, charged to the root).
  *           Memory refunds go to the pid's current memcg (misdirected if it moved;
  *           lost if it exited).
- *  consumer struct { uint32_t consumer; uint32_t flags; }: 8 bytes. A consumer id,
- *           inherited across fork and outliving every process that used it; the
- *           consumer table keeps, per hierarchy, the cgroup of its latest user, so it
- *           resolves to a cgroup in each hierarchy even after the dirtier exits. The
- *           table costs SIM_MAX_HIER pointers per consumer, not per page.
+ *  consumer struct { uint32_t consumer; uint32_t flags; }: 8 bytes. A consumer id
+ *           standing for the dirtier's tuple of cgroups at dirtying time (one per
+ *           hierarchy), interned in a table that never forgets, so it resolves to a
+ *           cgroup in each hierarchy even after the dirtier exited or moved (the
+ *           seed's "extra level of indirection"; the table costs SIM_MAX_HIER
+ *           pointers per distinct tuple, not per page). It charges the cgroups the
+ *           dirtier was in when it dirtied, not where it is now.
  *  dual     uint64_t: bits 0-30 memcg index + 1, bits 31-61 blkio cgroup index + 1,
  *           bit 62 dirty, bit 63 used: 8 bytes, the seed's "two indexes and an extra
  *           bit in half the space". Indexes are cgroup ids (2^31 - 1 cgroups); the

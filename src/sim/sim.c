@@ -523,18 +523,25 @@ struct sim_task *sim_task_by_name(struct sim *s, const char *name)
 	return NULL;
 }
 
-static uint32_t consumer_new(struct sim *s)
+/* The consumer for a tuple of cgroups (one per hierarchy): found or added. A
+ * consumer is never removed, so an id on a page stays meaningful forever. */
+static uint32_t consumer_intern(struct sim *s, struct sim_cg *const *cg)
 {
+	size_t i;
+
+	for (i = s->nconsumers; i-- > 0;)
+		if (!memcmp(s->consumers[i].cg, cg, sizeof(s->consumers[i].cg)))
+			return (uint32_t)i;
 	if (s->nconsumers == s->cconsumers) {
 		size_t n = s->cconsumers ? s->cconsumers * 2 : 16;
 		struct sim_consumer *v = ucg_realloc(s->consumers, n * sizeof(*v));
 
 		if (!v)
-			return 0;
+			return UINT32_MAX;
 		s->consumers = v;
 		s->cconsumers = n;
 	}
-	memset(&s->consumers[s->nconsumers], 0, sizeof(s->consumers[0]));
+	memcpy(s->consumers[s->nconsumers].cg, cg, sizeof(s->consumers[0].cg));
 	return (uint32_t)s->nconsumers++;
 }
 
@@ -560,7 +567,7 @@ int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task 
 	t->name = ucg_strdup(name);
 	if (!t->name)
 		goto fail;
-	t->tid = t->tgid = kthread ? 2 : s->next_tid++;
+	t->tid = t->tgid = kthread && !s->flusher ? 2 : s->next_tid++;
 	t->uid = uid;
 	t->kthread = kthread;
 	memset(&ti, 0, sizeof(ti));
@@ -578,7 +585,7 @@ int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task 
 	ucg_htable_insert(&s->tasks_by_tid, &t->hnode, ucg_hash_u64((uint64_t)t->tid));
 	t->alive = true;
 	t->memb_epoch = UINT64_MAX;
-	t->consumer = parent ? parent->consumer : consumer_new(s);
+	t->consumer = UINT32_MAX;
 	s->tasks[s->ntasks++] = t;
 	s->memb_epoch++;
 	*ret = t;
@@ -646,9 +653,8 @@ void sim_task_refresh(struct sim *s, struct sim_task *t)
 		}
 		p = *nl ? nl + 1 : nl;
 	}
-	/* the consumer follows its latest user */
-	if (t->consumer < s->nconsumers)
-		memcpy(s->consumers[t->consumer].cg, t->cg, sizeof(t->cg));
+	/* the consumer: the interned tuple of the task's cgroups */
+	t->consumer = consumer_intern(s, t->cg);
 out:
 	ucg_buf_fini(&b);
 }
@@ -683,9 +689,30 @@ static const struct ucg_provider_ops sim_provider = {
 
 /* ---- object ----------------------------------------------------------------------- */
 
-int sim_new(const struct sim_config *cfg, struct sim **ret)
+/* Creates the engine and the flusher once the scenario's block devices are known. */
+static int engine_start(struct sim *s)
 {
 	struct ucg_engine_config ecfg;
+	int r;
+
+	if (s->e)
+		return 0;
+	memset(&ecfg, 0, sizeof(ecfg));
+	ecfg.provider = &sim_provider;
+	ecfg.provider_ctx = s;
+	ecfg.nr_cpus = 64; /* the engine's machine; the scenario's `cpus N` uses 0..N-1 */
+	if (s->nblkdevs) {
+		ecfg.blkdevs = s->blkdevs;
+		ecfg.nr_blkdevs = s->nblkdevs;
+	}
+	r = ucg_engine_new(&ecfg, &s->e);
+	if (r < 0)
+		return r;
+	return sim_mem_init(s);
+}
+
+int sim_new(const struct sim_config *cfg, struct sim **ret)
+{
 	struct sim *s;
 	int r;
 
@@ -705,17 +732,7 @@ int sim_new(const struct sim_config *cfg, struct sim **ret)
 	s->next_tid = 100;
 	s->nr_cpus = 1;
 	s->sample_every = SIM_SEC;
-	memset(&ecfg, 0, sizeof(ecfg));
-	ecfg.provider = &sim_provider;
-	ecfg.provider_ctx = s;
-	ecfg.nr_cpus = 64; /* the engine's machine; the scenario's `cpus N` uses 0..N-1 */
-	r = ucg_engine_new(&ecfg, &s->e);
-	if (r < 0)
-		goto fail;
 	sim_cpu_init(s);
-	r = sim_mem_init(s);
-	if (r < 0)
-		goto fail;
 	r = sim_net_init(s);
 	if (r < 0)
 		goto fail;
@@ -766,7 +783,45 @@ void sim_free(struct sim *s)
 int sim_load(struct sim *s, const char *filename, const char *text, size_t len,
 	     struct sim_err *err)
 {
-	return sim_scenario_parse(s, filename, text, len, err);
+	size_t i;
+	int r;
+
+	if (s->e) {
+		if (err)
+			snprintf(err->msg, sizeof(err->msg), "%s: a simulation loads one scenario",
+				 filename ? filename : "scenario");
+		return -EBUSY;
+	}
+	r = sim_scenario_parse(s, filename, text, len, err);
+	if (r < 0)
+		return r;
+	/* the engine must know the block devices blkio rules may name */
+	for (i = 0; i < s->ncmds && s->nblkdevs < SIM_MAX_DEV; i++) {
+		struct sim_cmd *c = &s->cmds[i];
+		unsigned maj = 0, min = 0;
+		int k;
+
+		if (!strcmp(c->argv[0], "device")) {
+			sscanf(c->argv[2], "%u:%u", &maj, &min);
+		} else if (!strcmp(c->argv[0], "md")) {
+			maj = 9;
+			min = (unsigned)s->nblkdevs;
+			for (k = 2; k < c->argc; k++)
+				if (!strncmp(c->argv[k], "major=", 6))
+					sscanf(c->argv[k] + 6, "%u:%u", &maj, &min);
+		} else {
+			continue;
+		}
+		s->blkdevs[s->nblkdevs].major = maj;
+		s->blkdevs[s->nblkdevs].minor = min;
+		s->blkdevs[s->nblkdevs].bfq = 1;
+		s->nblkdevs++;
+	}
+	r = engine_start(s);
+	if (r < 0 && err)
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", filename ? filename : "scenario",
+			 ucg_strerror(r));
+	return r;
 }
 
 static void sample_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
@@ -787,6 +842,8 @@ int sim_run(struct sim *s, struct sim_err *err)
 	s->err = err;
 	if (err)
 		err->msg[0] = '\0';
+	if (!s->e)
+		return -EINVAL; /* nothing loaded */
 	if (s->cfg.until > 0)
 		s->end = s->cfg.until;
 	for (i = 0; i < s->ncmds; i++) {

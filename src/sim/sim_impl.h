@@ -122,7 +122,7 @@ struct sim_task {
 	bool kthread;
 	uint64_t memb_epoch;     /* cg[] valid while == sim.memb_epoch */
 	struct sim_cg *cg[SIM_MAX_HIER];
-	uint32_t consumer;       /* the consumer id (charging design "consumer") */
+	uint32_t consumer;       /* its consumer id (design "consumer"), with cg[] */
 	double cpu_demand;       /* CPUs wanted, 0..1 */
 	double rate;             /* CPUs granted now */
 	int64_t cpu_ns;
@@ -135,8 +135,9 @@ struct sim_task {
 	struct ucg_hnode hnode;  /* in sim.tasks_by_tid */
 };
 
-/* A consumer: a long-lived identity on pages and requests; it keeps the cgroups of
- * the last task that used it, so it survives that task's exit. */
+/* A consumer: a long-lived identity on pages and requests standing for one tuple of
+ * cgroups (one per hierarchy, like a css_set that is never freed); it outlives every
+ * task that used it. */
 struct sim_consumer {
 	struct sim_cg *cg[SIM_MAX_HIER];
 };
@@ -300,6 +301,8 @@ struct sim {
 	size_t nfiles;
 	struct sim_dev *devs[SIM_MAX_DEV];
 	size_t ndevs;
+	struct ucg_blkdev blkdevs[SIM_MAX_DEV]; /* what the engine is told (must outlive it) */
+	size_t nblkdevs;
 
 	/* network */
 	void *net;               /* net.c's state */
