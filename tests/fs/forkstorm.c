@@ -186,6 +186,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < max; i++)
 		if (listed[i] && i != getpid())
 			leftover++;
+	free(listed);
+	free(expected);
 	printf("forks %ld rate %.0f/s lost %d extra %d leftover %d\n", total,
 	       (double)total / secs, lost, extra, leftover);
 	return (lost || extra || leftover || total != (long)workers * forks) ? 1 : 0;

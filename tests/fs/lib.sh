@@ -104,6 +104,20 @@ spawn() { # spawn CMD...: runs it in the background, remembers its pid in LAST
 }
 
 fs_done() {
+	local i
+	# stop the daemon cleanly and look at what it said (sanitizer reports land there)
+	if [ -n "$DAEMON_PID" ]; then
+		kill "$DAEMON_PID" 2>/dev/null
+		for i in $(seq 100); do kill -0 "$DAEMON_PID" 2>/dev/null || break; sleep 0.1; done
+		wait "$DAEMON_PID" 2>/dev/null
+		DAEMON_PID=
+	fi
+	if grep -q -e 'Sanitizer' -e 'runtime error' "$SCRATCH/daemon.log" "$UCG_RUNTIME_DIR/daemon.log" 2>/dev/null; then
+		cat "$SCRATCH/daemon.log" "$UCG_RUNTIME_DIR/daemon.log" 2>/dev/null | head -60
+		bad "daemon log has a sanitizer report"
+	else
+		ok "daemon log clean"
+	fi
 	echo "RESULT passed=$PASS failed=$FAIL skipped=$SKIP"
 	[ "$FAIL" = 0 ]
 }
