@@ -33,7 +33,10 @@
 #include <fcntl.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <linux/taskstats.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +64,9 @@ struct ucg_host {
 	int pid_max;
 	uint8_t *state;     /* [pid_max] TS_* */
 	uint8_t *seen;      /* [pid_max] scratch for resync */
-	uint32_t *cpu_user, *cpu_sys; /* [pid_max] ticks already charged to cpuacct */
+	uint64_t *cpu_user, *cpu_sys; /* [pid_max] CPU ns already charged to cpuacct */
+	uint16_t *cpu_last;           /* [pid_max] the cpu a task last ran on */
+	int ts_fd;                    /* taskstats (exit CPU times), -1 if unavailable */
 	int sample_cpu;     /* charge real CPU times to cpuacct */
 	uint64_t tick_ns;
 	int *zombies;       /* exited leaders awaiting reap */
@@ -276,6 +281,160 @@ static void forget(struct ucg_host *h, struct ucg_engine *e, int tid)
 	ucg_task_reap(e, tid);
 	h->state[tid] = TS_UNKNOWN;
 	h->cpu_user[tid] = h->cpu_sys[tid] = 0;
+	h->cpu_last[tid] = 0;
+}
+
+/* Charges the part of (user_ns, sys_ns), tid's total CPU times, not charged yet. */
+static void charge_to(struct ucg_host *h, struct ucg_engine *e, int tid, uint64_t user_ns,
+		      uint64_t sys_ns)
+{
+	uint64_t du = user_ns > h->cpu_user[tid] ? user_ns - h->cpu_user[tid] : 0;
+	uint64_t ds = sys_ns > h->cpu_sys[tid] ? sys_ns - h->cpu_sys[tid] : 0;
+
+	if ((du || ds) && ucg_cpuacct_charge(e, tid, h->cpu_last[tid], du, ds) == 0) {
+		h->cpu_user[tid] += du;
+		h->cpu_sys[tid] += ds;
+	}
+}
+
+/* ---- taskstats: the exact CPU times of every exiting task --------------------------
+ *
+ * The kernel sends a task's final statistics (taskstats_exit) before the connector's
+ * exit event (proc_exit_connector, later in do_exit). Draining this socket before an
+ * exit event is applied charges the task's last CPU time while it is still a member.
+ */
+#define NLA_DATA(na) ((char *)(na) + NLA_HDRLEN)
+
+static int genl_send(int fd, uint16_t type, uint8_t cmd, uint16_t attr, const void *data,
+		     size_t len)
+{
+	struct {
+		struct nlmsghdr n;
+		struct genlmsghdr g;
+		char buf[256];
+	} req;
+	struct nlattr *na;
+
+	memset(&req, 0, sizeof(req));
+	req.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	req.n.nlmsg_type = type;
+	req.n.nlmsg_flags = NLM_F_REQUEST;
+	req.g.cmd = cmd;
+	req.g.version = 1;
+	na = (struct nlattr *)((char *)&req + req.n.nlmsg_len);
+	na->nla_type = attr;
+	na->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	if (len > sizeof(req.buf) - NLA_HDRLEN)
+		return -EINVAL;
+	memcpy(NLA_DATA(na), data, len);
+	req.n.nlmsg_len += NLA_ALIGN(na->nla_len);
+	return send(fd, &req, req.n.nlmsg_len, 0) < 0 ? -errno : 0;
+}
+
+static void taskstats_open(struct ucg_host *h)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	char buf[4096], mask[32];
+	struct nlmsghdr *nh;
+	struct nlattr *na;
+	int fd, family = 0, size = 16 << 20;
+	ssize_t n;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    genl_send(fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
+		      TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME)) < 0)
+		goto fail;
+	n = recv(fd, buf, sizeof(buf), 0);
+	nh = (struct nlmsghdr *)buf;
+	if (n <= 0 || !NLMSG_OK(nh, (size_t)n) || nh->nlmsg_type == NLMSG_ERROR)
+		goto fail;
+	n = (ssize_t)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	na = (struct nlattr *)((char *)NLMSG_DATA(nh) + GENL_HDRLEN);
+	while (n >= (ssize_t)NLA_HDRLEN && na->nla_len >= NLA_HDRLEN && na->nla_len <= n) {
+		if (na->nla_type == CTRL_ATTR_FAMILY_ID)
+			memcpy(&family, NLA_DATA(na), sizeof(uint16_t));
+		n -= NLA_ALIGN(na->nla_len);
+		na = (struct nlattr *)((char *)na + NLA_ALIGN(na->nla_len));
+	}
+	family &= 0xffff;
+	if (!family)
+		goto fail;
+	snprintf(mask, sizeof(mask), "0-%ld", ncpu > 0 ? ncpu - 1 : 0);
+	if (genl_send(fd, (uint16_t)family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
+		      mask, strlen(mask) + 1) < 0)
+		goto fail;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	h->ts_fd = fd;
+	return;
+fail:
+	close(fd);
+}
+
+/* One TASKSTATS_TYPE_AGGR_PID: the pid and its final statistics. */
+static void taskstats_one(struct ucg_host *h, struct ucg_engine *e, const char *p, int len)
+{
+	int tid = 0;
+	struct taskstats ts;
+	int have = 0;
+
+	while (len >= (int)NLA_HDRLEN) {
+		const struct nlattr *na = (const struct nlattr *)p;
+
+		if (na->nla_len < NLA_HDRLEN || na->nla_len > len)
+			return;
+		if (na->nla_type == TASKSTATS_TYPE_PID)
+			memcpy(&tid, NLA_DATA(na), sizeof(tid));
+		else if (na->nla_type == TASKSTATS_TYPE_STATS) {
+			size_t n = na->nla_len - NLA_HDRLEN;
+
+			memset(&ts, 0, sizeof(ts));
+			memcpy(&ts, NLA_DATA(na), n < sizeof(ts) ? n : sizeof(ts));
+			have = n >= offsetof(struct taskstats, ac_stime) + sizeof(ts.ac_stime);
+		}
+		len -= NLA_ALIGN(na->nla_len);
+		p += NLA_ALIGN(na->nla_len);
+	}
+	if (have && in_range(h, tid) && h->state[tid] == TS_ALIVE)
+		charge_to(h, e, tid, ts.ac_utime * 1000, ts.ac_stime * 1000);
+}
+
+static void taskstats_drain(struct ucg_host *h, struct ucg_engine *e)
+{
+	char buf[16384] __attribute__((aligned(8)));
+
+	if (h->ts_fd < 0 || !h->sample_cpu)
+		return;
+	for (;;) {
+		ssize_t n = recv(h->ts_fd, buf, sizeof(buf), MSG_DONTWAIT);
+		struct nlmsghdr *nh;
+
+		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
+			continue;
+		if (n <= 0)
+			return;
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+			int len = (int)nh->nlmsg_len - (int)NLMSG_LENGTH(GENL_HDRLEN);
+			const char *p = (const char *)NLMSG_DATA(nh) + GENL_HDRLEN;
+
+			if (nh->nlmsg_type == NLMSG_ERROR || nh->nlmsg_type == NLMSG_NOOP)
+				continue;
+			while (len >= (int)NLA_HDRLEN) {
+				const struct nlattr *na = (const struct nlattr *)p;
+
+				if (na->nla_len < NLA_HDRLEN || na->nla_len > len)
+					break;
+				if (na->nla_type == TASKSTATS_TYPE_AGGR_PID)
+					taskstats_one(h, e, NLA_DATA(na), na->nla_len - NLA_HDRLEN);
+				len -= NLA_ALIGN(na->nla_len);
+				p += NLA_ALIGN(na->nla_len);
+			}
+		}
+	}
 }
 
 /* Charges tid's CPU time since the last sample (utime, stime: stat fields 14, 15;
@@ -309,21 +468,21 @@ static void sample_one(struct ucg_host *h, struct ucg_engine *e, int tid)
 			break;
 		}
 	}
-	if (field != 39 || (ut <= h->cpu_user[tid] && st <= h->cpu_sys[tid]))
+	if (field != 39)
 		return;
-	if (ucg_cpuacct_charge(e, tid, (unsigned)cpu,
-			       (ut > h->cpu_user[tid] ? ut - h->cpu_user[tid] : 0) * h->tick_ns,
-			       (st > h->cpu_sys[tid] ? st - h->cpu_sys[tid] : 0) * h->tick_ns) == 0) {
-		h->cpu_user[tid] = (uint32_t)ut;
-		h->cpu_sys[tid] = (uint32_t)st;
-	}
+	h->cpu_last[tid] = (uint16_t)cpu;
+	charge_to(h, e, tid, (uint64_t)ut * h->tick_ns, (uint64_t)st * h->tick_ns);
 }
 
 void ucg_host_sample_cpu(struct ucg_host *h, struct ucg_engine *e)
 {
 	int tid;
 
-	h->sample_cpu = 1;
+	if (!h->sample_cpu) {
+		h->sample_cpu = 1;
+		taskstats_open(h);
+	}
+	taskstats_drain(h, e);
 	for (tid = 1; tid < h->pid_max; tid++)
 		if (h->state[tid] == TS_ALIVE)
 			sample_one(h, e, tid);
@@ -333,8 +492,10 @@ static void task_exited(struct ucg_host *h, struct ucg_engine *e, int tid, int t
 {
 	if (!in_range(h, tid) || h->state[tid] != TS_ALIVE)
 		return;
-	if (h->sample_cpu)
-		sample_one(h, e, tid); /* its last CPU time, if /proc still has it */
+	if (h->sample_cpu) {
+		taskstats_drain(h, e); /* its final times were sent before this event */
+		sample_one(h, e, tid); /* else its last time, if /proc still has it */
+	}
 	ucg_task_exit(e, tid);
 	h->stats.exits++;
 	if (tid != tgid) {
@@ -648,10 +809,12 @@ int ucg_host_new(struct ucg_host **ret)
 		h->pid_max = atoi(buf) + 1;
 	h->state = ucg_calloc((size_t)h->pid_max, 1);
 	h->seen = ucg_calloc((size_t)h->pid_max, 1);
-	h->cpu_user = ucg_calloc((size_t)h->pid_max, sizeof(uint32_t));
-	h->cpu_sys = ucg_calloc((size_t)h->pid_max, sizeof(uint32_t));
+	h->cpu_user = ucg_calloc((size_t)h->pid_max, sizeof(uint64_t));
+	h->cpu_sys = ucg_calloc((size_t)h->pid_max, sizeof(uint64_t));
+	h->cpu_last = ucg_calloc((size_t)h->pid_max, sizeof(uint16_t));
+	h->ts_fd = -1;
 	h->tick_ns = 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
-	if (!h->state || !h->seen || !h->cpu_user || !h->cpu_sys) {
+	if (!h->state || !h->seen || !h->cpu_user || !h->cpu_sys || !h->cpu_last) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -675,6 +838,9 @@ void ucg_host_free(struct ucg_host *h)
 	ucg_free(h->seen);
 	ucg_free(h->cpu_user);
 	ucg_free(h->cpu_sys);
+	ucg_free(h->cpu_last);
+	if (h->ts_fd >= 0)
+		close(h->ts_fd);
 	ucg_free(h->zombies);
 	ucg_free(h);
 }

@@ -60,6 +60,14 @@ if A=$(mnt a cpuacct 2>/dev/null); then
 	check "cpuacct.usage <= its real CPU time" "$([ "$U" -le "$R" ] && echo yes)" "yes"
 	echo "# cpuacct.usage $U real $R"
 	{ kill -9 $B; wait $B; } 2>/dev/null
+	# an exited task's last CPU time is counted too (taskstats at exit)
+	mkdir $A/gone
+	bash -c 'echo $BASHPID > '$A'/gone/cgroup.procs; end=$((SECONDS + 2)); while [ $SECONDS -lt $end ]; do :; done
+		awk "{print (\$14+\$15)*10000000}" /proc/$BASHPID/stat > '$SCRATCH'/ctime'
+	sleep 1.2
+	U=$(cat $A/gone/cpuacct.usage); R=$(cat $SCRATCH/ctime)
+	check "exited task fully counted" "$([ "$U" -ge "$R" ] && [ "$U" -le $((R + 100000000)) ] && echo yes)" "yes"
+	echo "# exited: cpuacct.usage $U, its CPU time before exit $R"
 else
 	SKIP=$((SKIP + 1)); echo "SKIP cpuacct: no cpuacct controller"
 fi
