@@ -292,6 +292,9 @@ static void md_submit(struct sim *s, struct sim_req *r)
 		n = 1;
 	}
 	r->pending = 0;
+	/* the md device keeps its outstanding requests (so teardown can free them) */
+	r->next = md->queue;
+	md->queue = r;
 	for (i = 0; i < n; i++) {
 		struct sim_req *leg = ucg_calloc(1, sizeof(*leg));
 
@@ -341,6 +344,16 @@ static void stream_end(struct sim *s, struct sim_io *io)
 static void req_done(struct sim *s, struct sim_req *r)
 {
 	struct sim_req *parent = r->parent;
+
+	if (r->dev->is_md) {
+		struct sim_req **pp;
+
+		for (pp = &r->dev->queue; *pp; pp = &(*pp)->next)
+			if (*pp == r) {
+				*pp = r->next;
+				break;
+			}
+	}
 
 	switch (r->kind) {
 	case SIM_REQ_WRITEBACK:

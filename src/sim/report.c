@@ -207,6 +207,7 @@ int sim_format_summary(struct sim *s, struct ucg_buf *out)
 				       100.0 * (double)dv->busy_ns / (double)elapsed);
 		}
 	}
+	sim_net_format(s, out);
 	if (s->attr.wb_bytes || s->attr.helper_bytes || s->attr.refund_pages) {
 		const struct sim_attribution *a = &s->attr;
 

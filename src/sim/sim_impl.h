@@ -416,6 +416,8 @@ int sim_net_tc(struct sim *s, int argc, char **argv, int line);
 int sim_net_flow(struct sim *s, struct sim_task *t, const char *iface, uint64_t npkts,
 		 uint32_t size, uint64_t rate_bps, uint16_t dport, int line);
 int sim_net_iface(struct sim *s, const char *name, uint64_t rate_bps, int line);
+/* Appends the interfaces table (nothing when the scenario used no network). */
+int sim_net_format(struct sim *s, struct ucg_buf *out);
 
 /* ---- report.c ---- */
 void sim_sample_take(struct sim *s);
