@@ -82,9 +82,11 @@ int ntc_dev_add(struct ntc *n, const char *name, uint64_t rate_bps, unsigned txq
 struct ntc_dev *ntc_dev_find(struct ntc *n, const char *name);
 uint64_t ntc_dev_rate(const struct ntc_dev *d); /* bit/s */
 
-/* Enqueues p at time now. Returns 0 when queued, 1 when the device has no queue
- * (noqueue root: the caller transmits p at once), -ENOBUFS when p was dropped (it has
- * already gone to the release callback). */
+/* Enqueues p at time now. Returns 0 when queued; 1 when the device has no queue
+ * (noqueue root: the caller transmits p at once); 2 on congestion: the queue did not
+ * grow because a packet was dropped to make room (p itself or an older one; whichever
+ * it was has already gone to the release callback); -ENOBUFS when p was dropped (it
+ * has already gone to the release callback). */
 int ntc_enqueue(struct ntc_dev *d, struct ntc_pkt *p, int64_t now);
 /* Dequeues the next packet eligible at time now, or NULL. When NULL and packets are
  * queued, *ret_next (if given) is the earliest time one could be sent (NTC_TIME_MAX

@@ -23,7 +23,8 @@
 
 static const struct ntc_qdisc_ops *const all_qdiscs[] = {
 	&ntc_pfifo_ops, &ntc_bfifo_ops, &ntc_pfifo_head_drop_ops, &ntc_pfifo_fast_ops,
-	&ntc_noqueue_ops, &ntc_prio_ops, &ntc_tbf_ops, &ntc_htb_ops,
+	&ntc_noqueue_ops, &ntc_prio_ops, &ntc_tbf_ops, &ntc_sfq_ops, &ntc_htb_ops,
+	&ntc_drr_ops,
 };
 
 static const struct ntc_cls_ops *const all_cls[] = {
@@ -218,7 +219,7 @@ int ntc_enqueue(struct ntc_dev *d, struct ntc_pkt *p, int64_t now)
 	if (q->ops == &ntc_noqueue_ops)
 		return 1;
 	r = q->ops->enqueue(q, p, now);
-	return r == NTC_XMIT_DROP ? -ENOBUFS : 0;
+	return r == NTC_XMIT_DROP ? -ENOBUFS : r == NTC_XMIT_CN ? 2 : 0;
 }
 
 struct ntc_pkt *ntc_dequeue(struct ntc_dev *d, int64_t now, int64_t *ret_next)
@@ -267,7 +268,7 @@ int ntc_child_enqueue(struct ntc_qdisc *q, struct ntc_qdisc *c, struct ntc_pkt *
 {
 	int r = c->ops->enqueue(c, p, now);
 
-	if (r == NTC_XMIT_DROP)
+	if (r != NTC_XMIT_SUCCESS)
 		q->st.drops++;
 	return r;
 }
@@ -277,7 +278,7 @@ int ntc_class_enqueue(struct ntc_qdisc *q, struct ntc_class *cl, struct ntc_pkt 
 {
 	int r = cl->leaf->ops->enqueue(cl->leaf, p, now);
 
-	if (r == NTC_XMIT_DROP) {
+	if (r != NTC_XMIT_SUCCESS) {
 		cl->st.drops++;
 		q->st.drops++;
 	}

@@ -23,7 +23,10 @@
 /* Enqueue results, as the kernel's NET_XMIT_*. */
 #define NTC_XMIT_SUCCESS 0
 #define NTC_XMIT_DROP 1 /* this packet was dropped */
-#define NTC_XMIT_CN 2   /* queued, but another packet was dropped (already accounted) */
+#define NTC_XMIT_CN 2   /* congestion: the queue did not grow (this packet or another
+			 * was dropped and released); the callee already fixed its own
+			 * and its ancestors' backlog, the caller counts a drop and does
+			 * not count the packet as queued (the kernel's NET_XMIT_CN) */
 
 struct ntc_qdisc;
 struct ntc_class;
@@ -174,7 +177,8 @@ static inline uint32_t ntc_pkt_segs(const struct ntc_pkt *p)
 void ntc_drop_pkt(struct ntc_qdisc *q, struct ntc_pkt *p); /* counts and releases */
 void ntc_release(struct ntc_dev *d, struct ntc_pkt *p);
 /* After a qdisc removed n packets of len bytes on its own (head drop, overflow),
- * reduce every ancestor's queue and count the drops there. */
+ * reduce every ancestor's queue and count n drops there. len may be "negative"
+ * (two's complement) when a smaller packet replaced a larger one. */
 void ntc_tree_reduce_backlog(struct ntc_qdisc *q, uint32_t n, uint64_t len);
 /* A throttled qdisc says when it can next send. */
 static inline void ntc_wake_at(struct ntc_dev *d, int64_t t)

@@ -151,12 +151,10 @@ static int phd_enqueue(struct ntc_qdisc *q, struct ntc_pkt *p, int64_t now)
 		return NTC_XMIT_DROP;
 	}
 	old = ntc_fifo_pop(&pr->f);
-	q->st.qlen--;
-	q->st.backlog -= old->len;
-	ntc_tree_reduce_backlog(q, 1, old->len);
-	ntc_drop_pkt(q, old);
 	ntc_fifo_push(&pr->f, p);
-	ntc_qdisc_queued(q, p);
+	q->st.backlog += (uint64_t)p->len - old->len;
+	ntc_tree_reduce_backlog(q, 0, (uint64_t)old->len - p->len);
+	ntc_drop_pkt(q, old);
 	return NTC_XMIT_CN;
 }
 

@@ -339,7 +339,7 @@ static int htb_enqueue(struct ntc_qdisc *q, struct ntc_pkt *p, int64_t now)
 		pr->direct_pkts++;
 	} else {
 		r = ntc_class_enqueue(q, &cl->c, p, now);
-		if (r == NTC_XMIT_DROP)
+		if (r != NTC_XMIT_SUCCESS)
 			return r;
 		htb_activate(pr, cl);
 	}

@@ -130,7 +130,7 @@ static int prio_enqueue(struct ntc_qdisc *q, struct ntc_pkt *p, int64_t now)
 	if (band >= pr->bands)
 		band = pr->map[0];
 	r = ntc_class_enqueue(q, &pr->cl[band], p, now);
-	if (r == NTC_XMIT_DROP)
+	if (r != NTC_XMIT_SUCCESS)
 		return r;
 	ntc_qdisc_queued(q, p);
 	return r;

@@ -248,7 +248,7 @@ static int tbf_enqueue(struct ntc_qdisc *q, struct ntc_pkt *p, int64_t now)
 		return NTC_XMIT_DROP;
 	}
 	r = ntc_child_enqueue(q, pr->cl.leaf, p, now);
-	if (r == NTC_XMIT_DROP)
+	if (r != NTC_XMIT_SUCCESS)
 		return r;
 	ntc_qdisc_queued(q, p);
 	return r;

@@ -183,12 +183,17 @@ static int find_leaf(struct ntc_qdisc *p, uint32_t clid, struct ntc_class **ret,
 	cl = ntc_class_find(p, clid);
 	if (!cl)
 		return kerr(e, -ENOENT, "Specified class not found");
+	if (!cl->leaf) /* an inner class holds no qdisc */
+		return ntc_err_set(e, 2, -EINVAL, "RTNETLINK answers: Invalid argument");
 	*ret = cl;
 	return 0;
 }
 
-static void graft(struct ntc_dev *d, struct ntc_qdisc *p, struct ntc_class *cl,
-		  struct ntc_qdisc *newq)
+/* Attaches newq (NULL: the kind's default after a delete) at the root or under cl;
+ * the old qdisc and its packets are destroyed. -ENOMEM leaves everything as it was
+ * (newq stays the caller's). */
+static int graft(struct ntc_dev *d, struct ntc_qdisc *p, struct ntc_class *cl,
+		 struct ntc_qdisc *newq, struct ntc_err *e)
 {
 	struct ntc_qdisc *old;
 
@@ -197,13 +202,14 @@ static void graft(struct ntc_dev *d, struct ntc_qdisc *p, struct ntc_class *cl,
 		d->root = newq;
 		newq->parent_q = NULL;
 		ntc_qdisc_destroy(old);
-		return;
+		return 0;
 	}
-	old = cl->leaf;
-	if (old)
-		ntc_tree_reduce_backlog(old, old->st.qlen, old->st.backlog);
 	old = p->ops->graft(p, cl, newq);
+	if (!old)
+		return ntc_err_set(e, 2, -ENOMEM, "RTNETLINK answers: Cannot allocate memory");
+	ntc_tree_reduce_backlog(old, old->st.qlen, old->st.backlog);
 	ntc_qdisc_destroy(old);
+	return 0;
 }
 
 static int qdisc_modify(struct tc_ctx *c, int cmd, int argc, char **argv)
@@ -319,11 +325,9 @@ static int qdisc_modify(struct tc_ctx *c, int cmd, int argc, char **argv)
 			r = ntc_qdisc_create(d, dops, 0, NTC_H_ROOT, NULL, e, &newq);
 			if (r < 0)
 				return r;
-			graft(d, NULL, NULL, newq);
-		} else {
-			graft(d, p, cl, NULL);
+			return graft(d, NULL, NULL, newq, e);
 		}
-		return 0;
+		return graft(d, p, cl, NULL, e);
 	}
 
 	if (has_parent) {
@@ -394,8 +398,10 @@ create_n_graft:
 	if (r < 0)
 		return r;
 	newq->parent_q = p;
-	graft(d, p, cl, newq);
-	return 0;
+	r = graft(d, p, cl, newq, e);
+	if (r < 0)
+		ntc_qdisc_destroy(newq);
+	return r;
 }
 
 /* ---- classes ---- */

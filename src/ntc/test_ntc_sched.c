@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
+#include "base/alloc.h"
+#include "base/buf.h"
 #include "harness.h"
 #include "ntc/ntc.h"
 
@@ -32,15 +36,23 @@ static int tc(struct ntc *n, const char *line)
 	return r;
 }
 
+/* Packets come from a pool; released (dropped) and sent packets go back to its
+ * free list, so no packet is reused while the model holds it. */
 struct pool {
 	struct ntc_pkt *p;
 	size_t n, used;
 	unsigned released;
+	struct ntc_pkt **free;
+	size_t nfree;
 };
 
 static void rel(void *ctx, struct ntc_pkt *p)
 {
-	((struct pool *)ctx)->released++;
+	struct pool *pool = ctx;
+
+	pool->released++;
+	if (pool->free)
+		pool->free[pool->nfree++] = p;
 }
 
 /* Offered load: flows[i] sends len bytes packets with the given fields, keeping the
@@ -58,16 +70,19 @@ static void run(struct ntc *n, struct flow *f, int nf, int64_t dur, struct pool 
 	struct ntc_dev *d = ntc_dev_find(n, "eth0");
 	uint64_t link = ntc_dev_rate(d) / 8;
 	int64_t now = 0;
-	size_t slot = 0;
 
+	pool->free = malloc(pool->n * sizeof(*pool->free));
+	for (size_t i = 0; i < pool->n; i++)
+		pool->free[i] = &pool->p[i];
+	pool->nfree = pool->n;
 	ntc_set_release(n, rel, pool);
 	while (now < dur) {
 		/* refill: greedy flows keep ~20 packets in the device */
 		for (int i = 0; i < nf; i++) {
 			int guard = 0;
 
-			while (f[i].next <= now && guard++ < 64) {
-				struct ntc_pkt *p = &pool->p[slot++ % pool->n];
+			while (f[i].next <= now && guard++ < 64 && pool->nfree) {
+				struct ntc_pkt *p = pool->free[--pool->nfree];
 
 				memset(p, 0, sizeof(*p));
 				p->len = f[i].len;
@@ -92,6 +107,7 @@ static void run(struct ntc *n, struct flow *f, int nf, int64_t dur, struct pool 
 
 			if (p) {
 				f[p->cookie].bytes += p->len;
+				pool->free[pool->nfree++] = p;
 				now += (int64_t)((uint64_t)p->len * NS / link);
 			} else {
 				int64_t t = now + 1000;
@@ -102,6 +118,9 @@ static void run(struct ntc *n, struct flow *f, int nf, int64_t dur, struct pool 
 			}
 		}
 	}
+	ntc_set_release(n, NULL, NULL);
+	free(pool->free);
+	pool->free = NULL;
 }
 
 static double mbit(uint64_t bytes, int64_t dur)
@@ -111,7 +130,7 @@ static double mbit(uint64_t bytes, int64_t dur)
 
 static struct pool mkpool(void)
 {
-	struct pool p = { calloc(1 << 16, sizeof(struct ntc_pkt)), 1 << 16, 0, 0 };
+	struct pool p = { calloc(1 << 16, sizeof(struct ntc_pkt)), 1 << 16, 0, 0, NULL, 0 };
 
 	return p;
 }
@@ -404,6 +423,197 @@ static void bad_input_changes_nothing(void)
 	ntc_free(n);
 }
 
+
+static void sfq_equal_shares(void)
+{
+	struct ntc *n = mk();
+	struct pool pool = mkpool();
+	/* four greedy flows of different packet sizes under a 20 Mbit/s tbf */
+	struct flow f[4] = { { .len = 1514, .dport = 1 }, { .len = 1514, .dport = 2 },
+			     { .len = 600, .dport = 3 }, { .len = 200, .dport = 4 } };
+
+	T_EQ_INT(tc(n, "qdisc add dev eth0 root handle 1: tbf rate 20mbit burst 32kb latency 50ms"), 0);
+	T_EQ_INT(tc(n, "qdisc add dev eth0 parent 1:1 handle 10: sfq perturb 1"), 0);
+	run(n, f, 4, 10 * NS, &pool);
+	printf("     sfq 4 flows: %.2f %.2f %.2f %.2f\n", mbit(f[0].bytes, 10 * NS),
+	       mbit(f[1].bytes, 10 * NS), mbit(f[2].bytes, 10 * NS), mbit(f[3].bytes, 10 * NS));
+	for (int i = 0; i < 4; i++)
+		T_CHECK(mbit(f[i].bytes, 10 * NS) > 4.85 && mbit(f[i].bytes, 10 * NS) < 5.15);
+	ntc_free(n);
+	free(pool.p);
+}
+
+static void sfq_unclassified_dropped(void)
+{
+	struct ntc *n = mk();
+	struct ntc_dev *d = ntc_dev_find(n, "eth0");
+	struct pool pool = mkpool();
+
+	T_EQ_INT(tc(n, "qdisc add dev eth0 root handle 1: sfq"), 0);
+	T_EQ_INT(tc(n, "filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 80 0xffff flowid 1:5"), 0);
+	ntc_set_release(n, rel, &pool);
+	pool.p[0].len = 100;
+	pool.p[0].protocol = 0x0800;
+	pool.p[0].dport = 80;
+	pool.p[1] = pool.p[0];
+	pool.p[1].dport = 81;
+	T_EQ_INT(ntc_enqueue(d, &pool.p[0], 0), 0);
+	T_EQ_INT(ntc_enqueue(d, &pool.p[1], 0), -ENOBUFS);
+	T_EQ_INT(pool.released, 1);
+	ntc_free(n);
+	free(pool.p);
+}
+
+static void sfq_limit_drops_longest(void)
+{
+	struct ntc *n = mk();
+	struct ntc_dev *d = ntc_dev_find(n, "eth0");
+	struct pool pool = mkpool();
+	int i;
+
+	T_EQ_INT(tc(n, "qdisc add dev eth0 root handle 1: sfq limit 10"), 0);
+	ntc_set_release(n, rel, &pool);
+	for (i = 0; i < 9; i++) { /* flow A: 9 packets */
+		pool.p[i].len = 100;
+		pool.p[i].dport = 1;
+		pool.p[i].cookie = 1;
+		ntc_enqueue(d, &pool.p[i], 0);
+	}
+	for (; i < 12; i++) { /* flow B: 3 packets; A loses its newest twice */
+		pool.p[i].len = 100;
+		pool.p[i].dport = 2;
+		pool.p[i].cookie = 2;
+		ntc_enqueue(d, &pool.p[i], 0);
+	}
+	T_EQ_INT(ntc_dev_qlen(d), 10);
+	T_EQ_INT(pool.released, 2);
+	T_EQ_INT(ntc_dev_backlog(d), 1000);
+	ntc_free(n);
+	free(pool.p);
+}
+
+static void drr_quantum_shares(void)
+{
+	struct ntc *n = mk();
+	struct pool pool = mkpool();
+	struct flow f[3] = { { .len = 1000, .priority = 0x10001 },
+			     { .len = 1000, .priority = 0x10002 },
+			     { .len = 1000, .priority = 0x10009 } };
+
+	T_EQ_INT(tc(n, "qdisc add dev eth0 root handle 1: tbf rate 30mbit burst 32kb latency 50ms"), 0);
+	T_EQ_INT(tc(n, "qdisc add dev eth0 parent 1:1 handle 2: drr"), 0);
+	T_EQ_INT(tc(n, "class add dev eth0 parent 2: classid 2:1 drr quantum 1000"), 0);
+	T_EQ_INT(tc(n, "class add dev eth0 parent 2: classid 2:2 drr quantum 2000"), 0);
+	f[0].priority = 0x20001;
+	f[1].priority = 0x20002;
+	f[2].priority = 0x20009; /* no such class: dropped */
+	run(n, f, 3, 10 * NS, &pool);
+	printf("     drr quantum 1000/2000: %.2f / %.2f (unclassified %.2f)\n",
+	       mbit(f[0].bytes, 10 * NS), mbit(f[1].bytes, 10 * NS), mbit(f[2].bytes, 10 * NS));
+	T_CHECK(mbit(f[0].bytes, 10 * NS) > 9.9 && mbit(f[0].bytes, 10 * NS) < 10.15);
+	T_CHECK(mbit(f[1].bytes, 10 * NS) > 19.8 && mbit(f[1].bytes, 10 * NS) < 20.2);
+	T_EQ_INT(f[2].bytes, 0);
+	ntc_free(n);
+	free(pool.p);
+}
+
+static void head_drop_keeps_newest(void)
+{
+	struct ntc *n = mk();
+	struct ntc_dev *d = ntc_dev_find(n, "eth0");
+	struct pool pool = mkpool();
+
+	T_EQ_INT(tc(n, "qdisc add dev eth0 root handle 1: htb default 1"), 0);
+	T_EQ_INT(tc(n, "class add dev eth0 parent 1: classid 1:1 htb rate 1mbit"), 0);
+	T_EQ_INT(tc(n, "qdisc add dev eth0 parent 1:1 handle 2: pfifo_head_drop limit 3"), 0);
+	ntc_set_release(n, rel, &pool);
+	for (int i = 0; i < 5; i++) {
+		pool.p[i].len = 100 + i;
+		pool.p[i].cookie = (uint64_t)i;
+		T_EQ_INT(ntc_enqueue(d, &pool.p[i], 0), i < 3 ? 0 : 2);
+	}
+	T_EQ_INT(ntc_dev_qlen(d), 3);
+	T_EQ_INT(ntc_dev_backlog(d), 102 + 103 + 104);
+	T_EQ_INT(ntc_dequeue(d, 0, NULL)->cookie, 2);
+	{
+		struct ucg_buf b;
+		struct ntc_err err;
+
+		ucg_buf_init(&b);
+		ntc_tc_line(n, "-s qdisc show dev eth0", &b, NULL, &err);
+		T_EQ_STR(b.data,
+			 "qdisc htb 1: root refcnt 2 r2q 10 default 0x1 direct_packets_stat 0 direct_qlen 1000\n"
+			 " Sent 102 bytes 1 pkt (dropped 2, overlimits 0 requeues 0) \n"
+			 " backlog 207b 2p requeues 0\n"
+			 "qdisc pfifo_head_drop 2: parent 1:1 limit 3p\n"
+			 " Sent 102 bytes 1 pkt (dropped 2, overlimits 0 requeues 0) \n"
+			 " backlog 207b 2p requeues 0\n");
+		ucg_buf_fini(&b);
+	}
+	ntc_free(n);
+	free(pool.p);
+}
+
+static void tbf_child_delete_leaves_noop(void)
+{
+	struct ntc *n = mk();
+	struct ntc_dev *d = ntc_dev_find(n, "eth0");
+	struct pool pool = mkpool();
+
+	T_EQ_INT(tc(n, "qdisc add dev eth0 root handle 1: tbf rate 1mbit burst 10k latency 50ms"), 0);
+	T_EQ_INT(tc(n, "qdisc add dev eth0 parent 1:1 handle 2: pfifo"), 0);
+	T_EQ_INT(tc(n, "qdisc del dev eth0 parent 1:1"), 0);
+	ntc_set_release(n, rel, &pool);
+	for (int i = 0; i < 51; i++) {
+		pool.p[i].len = 100;
+		ntc_enqueue(d, &pool.p[i], 0);
+	}
+	T_EQ_INT(pool.released, 51);
+	ntc_free(n);
+	free(pool.p);
+}
+
+static void enomem_unwinds(void)
+{
+	static const char *const script[] = {
+		"qdisc add dev eth0 root handle 1: htb default 20",
+		"class add dev eth0 parent 1: classid 1:1 htb rate 30mbit",
+		"class add dev eth0 parent 1:1 classid 1:10 htb rate 10mbit ceil 30mbit",
+		"class add dev eth0 parent 1:1 classid 1:20 htb rate 20mbit ceil 30mbit",
+		"qdisc add dev eth0 parent 1:10 handle 10: sfq perturb 10",
+		"qdisc add dev eth0 parent 1:20 handle 20: tbf rate 5mbit burst 10k latency 10ms",
+		"filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 80 0xffff flowid 1:10",
+		"filter add dev eth0 parent 1: protocol ip prio 2 handle 1: cgroup",
+		"class del dev eth0 classid 1:20",
+		"qdisc replace dev eth0 root handle 2: prio",
+		"qdisc add dev eth0 parent 2:1 handle 3: drr",
+		"class add dev eth0 parent 3: classid 3:1 drr",
+		"-s qdisc show",
+	};
+	for (long k = 0; k < 400; k++) {
+		struct ntc *n = NULL;
+		struct ucg_buf out;
+		struct ntc_err err;
+		int failed = 0;
+
+		ucg_alloc_fail_after(k);
+		if (ntc_new_default(&n) < 0) {
+			ucg_alloc_fail_after(-1);
+			continue;
+		}
+		ucg_buf_init(&out);
+		for (size_t i = 0; i < sizeof(script) / sizeof(script[0]); i++)
+			if (ntc_tc_line(n, script[i], &out, NULL, &err) == -ENOMEM)
+				failed = 1;
+		ucg_alloc_fail_after(-1);
+		ucg_buf_fini(&out);
+		ntc_free(n);
+		if (!failed && k > 0)
+			break;
+	}
+	T_CHECK(1); /* leaks and crashes are caught by the sanitizers */
+}
+
 int main(void)
 {
 	T_RUN(tbf_long_run_rate);
@@ -422,5 +632,12 @@ int main(void)
 	T_RUN(prio_strict);
 	T_RUN(backlog_returns_to_zero);
 	T_RUN(bad_input_changes_nothing);
+	T_RUN(sfq_equal_shares);
+	T_RUN(sfq_unclassified_dropped);
+	T_RUN(sfq_limit_drops_longest);
+	T_RUN(drr_quantum_shares);
+	T_RUN(head_drop_keeps_newest);
+	T_RUN(tbf_child_delete_leaves_noop);
+	T_RUN(enomem_unwinds);
 	return t_done();
 }
