@@ -36,9 +36,13 @@
  * still has both ("look upward", ucg_task_transfer), as the kernel does
  * asynchronously; a CPU that comes back is given to the root only.
  *
+ * Between 7 and 8, 6.18 refuses (EBUSY) to shrink an exclusive, load-balanced cpuset
+ * below what the SCHED_DEADLINE reservations need, which in practice means to empty it
+ * (dl_can_shrink below).
+ *
  * Limits: memory_pressure always reads 0 (no reclaim model here); memory_migrate,
  * mem_hardwall, spread and load-balance flags are stored and shown but change nothing;
- * the deadline-bandwidth check (EBUSY for SCHED_DEADLINE tasks) is not modelled.
+ * deadline tasks' own bandwidth is not modelled, only the fair servers'.
  */
 #include "base/alloc.h"
 #include "base/bitmap.h"
@@ -243,7 +247,26 @@ static int excl_conflict(const struct cpuset_css *a, const struct cpuset_css *b)
 	return 0;
 }
 
-/* Steps 5-8 of controllers.md §1.2 for trial, a changed copy of cur. */
+/* The deadline-bandwidth check for an exclusive, load-balanced cpuset
+ * (dl_cpuset_cpumask_can_shrink): the CPUs left must hold the SCHED_DEADLINE bandwidth
+ * already reserved in the root domain. In 6.18 every online CPU's fair server reserves
+ * 50 ms per 1 s, and a root domain may use 950000/1000000 of each CPU, so with N
+ * online CPUs (one root domain; partitions are not modelled) k CPUs suffice iff
+ * 0.95·k >= 0.05·N, computed in the kernel's 20-bit fixed point. In practice: an
+ * exclusive cpuset's cpus cannot be emptied (EBUSY). */
+static int dl_can_shrink(const struct cpuset_css *cur, const struct ucg_bitmap *trial)
+{
+	const struct cpuset_css *root = cur;
+	uint64_t bw = (950000000ull << 20) / 1000000000ull;
+	uint64_t server = (50000000ull << 20) / 1000000000ull;
+
+	while (cs_parent(root))
+		root = cs_parent(root);
+	return bw * ucg_bitmap_weight(trial) >= server * ucg_bitmap_weight(&root->cpus);
+}
+
+/* Steps 5-8 of controllers.md §1.2 for trial, a changed copy of cur, with the 6.18
+ * deadline check (EBUSY) between 7 and 8. */
 static int validate_change(struct cpuset_css *cur, const struct cpuset_css *trial)
 {
 	struct ucg_cgroup *cg = cur->css.cgroup;
@@ -261,6 +284,9 @@ static int validate_change(struct cpuset_css *cur, const struct cpuset_css *tria
 	    ((!ucg_bitmap_empty(&cur->cpus) && ucg_bitmap_empty(&trial->cpus)) ||
 	     (!ucg_bitmap_empty(&cur->mems) && ucg_bitmap_empty(&trial->mems))))
 		return -ENOSPC;
+	if (cur->cpu_exclusive && cur->sched_load_balance && !ucg_bitmap_empty(&cur->eff_cpus) &&
+	    !dl_can_shrink(cur, &trial->cpus))
+		return -EBUSY;
 	ucg_list_for_each(pos, &par->css.cgroup->children) {
 		struct cpuset_css *sib = cs_child(pos);
 

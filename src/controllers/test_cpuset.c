@@ -243,6 +243,12 @@ static void test_exclusive(void)
 	T_EQ_INT(fx_write(e, h, "/a/x/cpuset.cpu_exclusive", "1"), 0);
 	T_EQ_INT(fx_write(e, h, "/a/cpuset.cpu_exclusive", "0"), -EBUSY);
 	T_EQ_STR(fx_read(e, h, "/a/cpuset.cpu_exclusive"), "1\n");
+	/* An exclusive, load-balanced cpuset cannot be emptied (6.18 deadline check);
+	 * with sched_load_balance 0 it can (verified). */
+	T_EQ_INT(fx_write(e, h, "/a/x/cpuset.cpus", "\n"), -EBUSY);
+	T_EQ_INT(fx_write(e, h, "/a/x/cpuset.sched_load_balance", "0"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/x/cpuset.cpus", "\n"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/x/cpuset.cpus", "0"), 0);
 	/* An empty exclusive set overlaps nothing. */
 	T_EQ_INT(fx_mkdir(e, h, "/e"), 0);
 	T_EQ_INT(fx_write(e, h, "/e/cpuset.cpu_exclusive", "1"), 0);
