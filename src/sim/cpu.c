@@ -57,7 +57,6 @@
 #include "sim/sim_impl.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -329,7 +328,11 @@ static sim_time next_change(struct sim *s, struct sim_cg *cg, sim_time best)
 			best = pend;
 		if (!cg->throttled && cg->rate > 0) {
 			double left = (double)(cg->runtime_left > 0 ? cg->runtime_left : 0);
-			sim_time t = s->now + (sim_time)ceil(left / cg->rate);
+			sim_time d = (sim_time)(left / cg->rate), t;
+
+			if ((double)d * cg->rate < left)
+				d++; /* round up: the quota is used up at, not before, t */
+			t = s->now + d;
 
 			if (t < best)
 				best = t;

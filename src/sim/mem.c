@@ -450,29 +450,40 @@ void sim_task_release_mem(struct sim *s, struct sim_task *t)
 
 /* ---- page cache --------------------------------------------------------------------- */
 
-static int frames_init(struct sim *s)
+/* Grows the frame table so that `more` pages beyond those cached have frames: the
+ * table starts small and doubles up to the machine's RAM. */
+static int frames_reserve(struct sim *s, uint64_t more)
 {
+	uint64_t want = s->cache_used + more, n;
+	struct sim_frame *nf;
+	unsigned char *nr;
 	uint32_t i;
 
-	if (s->frames)
+	if (want <= s->nframes)
 		return 0;
-	if (s->mem_pages > UINT32_MAX - 1)
-		return -E2BIG;
-	s->frames = ucg_calloc(s->mem_pages, sizeof(*s->frames));
-	s->records = ucg_calloc(s->mem_pages, s->rec_size);
-	if (!s->frames || !s->records) {
-		ucg_free(s->frames);
-		ucg_free(s->records);
-		s->frames = NULL;
-		s->records = NULL;
+	if (want > s->mem_pages || s->mem_pages > UINT32_MAX - 1)
 		return -ENOMEM;
-	}
-	s->nframes = (uint32_t)s->mem_pages;
-	for (i = s->nframes; i-- > 0;) {
-		s->frames[i].lru_next = s->free_head;
+	n = s->nframes ? s->nframes : 1024;
+	while (n < want)
+		n *= 2;
+	if (n > s->mem_pages)
+		n = s->mem_pages;
+	nf = ucg_realloc(s->frames, n * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	s->frames = nf;
+	nr = ucg_realloc(s->records, n * s->rec_size);
+	if (!nr)
+		return -ENOMEM;
+	s->records = nr;
+	memset(nr + (size_t)s->nframes * s->rec_size, 0, (size_t)(n - s->nframes) * s->rec_size);
+	for (i = (uint32_t)n; i-- > s->nframes;) {
+		memset(&s->frames[i], 0, sizeof(s->frames[i]));
 		s->frames[i].lru_prev = SIM_NO_FRAME;
+		s->frames[i].lru_next = s->free_head;
 		s->free_head = i;
 	}
+	s->nframes = (uint32_t)n;
 	return 0;
 }
 
@@ -517,9 +528,7 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 	uint32_t fi = file_index(s, f);
 	int r;
 
-	r = frames_init(s);
-	if (r == 0)
-		r = file_grow(f, first + n);
+	r = file_grow(f, first + n);
 	if (r < 0)
 		return r;
 	for (i = first; i < first + n; i++)
@@ -529,6 +538,9 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 		return 0;
 	if (!make_room(s, missing, t))
 		return -ENOMEM;
+	r = frames_reserve(s, missing);
+	if (r < 0)
+		return r;
 	if (!t->alive)
 		return -ESRCH;
 	r = memcg_charge(s, t, UCG_MEM_FILE, missing, &cg);

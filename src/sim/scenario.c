@@ -642,8 +642,6 @@ static int ex_memory(struct sim *s, struct sim_cmd *c)
 	parse_size(c->argv[1], &v);
 	if (s->anon_used + s->cache_used > v / SIM_PAGE)
 		return sim_fail(s, c->line, -EBUSY, "memory: %s: less than in use", c->argv[1]);
-	if (s->nframes)
-		return sim_fail(s, c->line, -EBUSY, "memory: set before the page cache is used");
 	s->mem_pages = v / SIM_PAGE;
 	return 0;
 }

@@ -13,6 +13,7 @@ int ucg_fuzz_cpulist(const uint8_t *data, size_t size);
 int ucg_fuzz_devices(const uint8_t *data, size_t size);
 int ucg_fuzz_mount_opts(const uint8_t *data, size_t size);
 int ucg_fuzz_core_files(const uint8_t *data, size_t size);
+int ucg_fuzz_scenario(const uint8_t *data, size_t size); /* sim: scenario parser + run */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
