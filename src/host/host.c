@@ -768,7 +768,10 @@ static int connector_open(int *ret)
 		enum proc_cn_mcast_op op;
 	} __attribute__((packed)) msg;
 	int fd, size = 64 << 20, r;
+	const char *env = getenv("UCG_HOST_RCVBUF"); /* tests: a tiny buffer forces losses */
 
+	if (env && atoi(env) > 0)
+		size = atoi(env);
 	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
 	if (fd < 0)
 		return -errno;

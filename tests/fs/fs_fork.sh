@@ -32,4 +32,16 @@ N_HOST=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
 D=$((N_ENGINE - N_HOST)); D=${D#-}
 check "root tasks match the host (within 20)" "$([ $D -le 20 ] && echo yes)" "yes"
 echo "# engine $N_ENGINE host $N_HOST"
+
+# events lost: a daemon with a tiny connector buffer drops events (ENOBUFS) and must
+# resynchronise from /proc; membership must still be exact
+kill $DAEMON_PID; wait $DAEMON_PID 2>/dev/null
+UCG_HOST_RCVBUF=4096 start_daemon || bad "daemon with a tiny buffer"
+for i in $(seq 40); do mountpoint -q $M && break; sleep 0.05; done
+OUT=$($FORKSTORM $M/s $NC 1000 2>&1); RC=$?
+echo "# lossy: $OUT"
+check "storm exact after lost events" "$RC" "0"
+R=$($UCG ctl stats | awk '$1=="resyncs"{print $2}')
+check "events were lost and resynchronised" "$([ "${R:-0}" -gt 0 ] && echo yes)" "yes"
+echo "# resyncs $R"
 fs_done
