@@ -36,6 +36,17 @@ static int tc(struct ntc *n, const char *line)
 	return r;
 }
 
+/* Offered load: flows[i] sends len bytes packets with the given fields, keeping the
+ * device backlogged; dequeues at link rate until `dur`. bytes[i] = L2 bytes sent. */
+struct flow {
+	uint32_t len, priority, classid, mark;
+	uint16_t dport;
+	uint64_t bytes;
+	double offered_bps; /* 0 = greedy: keeps 64 packets outstanding */
+	int64_t next;
+	int outstanding;
+};
+
 /* Packets come from a pool; released (dropped) and sent packets go back to its
  * free list, so no packet is reused while the model holds it. */
 struct pool {
@@ -44,6 +55,7 @@ struct pool {
 	unsigned released;
 	struct ntc_pkt **free;
 	size_t nfree;
+	struct flow *flows; /* during run(): outstanding counts */
 };
 
 static void rel(void *ctx, struct ntc_pkt *p)
@@ -53,17 +65,10 @@ static void rel(void *ctx, struct ntc_pkt *p)
 	pool->released++;
 	if (pool->free)
 		pool->free[pool->nfree++] = p;
+	if (pool->flows)
+		pool->flows[p->cookie].outstanding--;
 }
 
-/* Offered load: flows[i] sends len bytes packets with the given fields, keeping the
- * device backlogged; dequeues at link rate until `dur`. bytes[i] = L2 bytes sent. */
-struct flow {
-	uint32_t len, priority, classid, mark;
-	uint16_t dport;
-	uint64_t bytes;
-	double offered_bps; /* 0 = greedy */
-	int64_t next;
-};
 
 static void run(struct ntc *n, struct flow *f, int nf, int64_t dur, struct pool *pool)
 {
@@ -75,13 +80,15 @@ static void run(struct ntc *n, struct flow *f, int nf, int64_t dur, struct pool 
 	for (size_t i = 0; i < pool->n; i++)
 		pool->free[i] = &pool->p[i];
 	pool->nfree = pool->n;
+	pool->flows = f;
 	ntc_set_release(n, rel, pool);
 	while (now < dur) {
 		/* refill: greedy flows keep ~20 packets in the device */
 		for (int i = 0; i < nf; i++) {
 			int guard = 0;
 
-			while (f[i].next <= now && guard++ < 64 && pool->nfree) {
+			while (f[i].next <= now && guard++ < 64 && pool->nfree &&
+			       (f[i].offered_bps > 0 || f[i].outstanding < 64)) {
 				struct ntc_pkt *p = pool->free[--pool->nfree];
 
 				memset(p, 0, sizeof(*p));
@@ -94,11 +101,10 @@ static void run(struct ntc *n, struct flow *f, int nf, int64_t dur, struct pool 
 				p->dport = f[i].dport;
 				p->sport = (uint16_t)(1000 + i);
 				p->cookie = (uint64_t)i;
+				f[i].outstanding++;
 				ntc_enqueue(d, p, now);
 				if (f[i].offered_bps > 0)
 					f[i].next += (int64_t)(f[i].len * 8 * 1e9 / f[i].offered_bps);
-				else
-					f[i].next = now + 1000; /* greedy: re-offer every us */
 			}
 		}
 		{
@@ -107,13 +113,18 @@ static void run(struct ntc *n, struct flow *f, int nf, int64_t dur, struct pool 
 
 			if (p) {
 				f[p->cookie].bytes += p->len;
+				f[p->cookie].outstanding--;
 				pool->free[pool->nfree++] = p;
 				now += (int64_t)((uint64_t)p->len * NS / link);
 			} else {
-				int64_t t = now + 1000;
+				/* idle: until the model can send or a paced flow offers */
+				int64_t t = next > now ? next : now + 1000;
 
-				if (next != NTC_TIME_MAX && next > now && next < t)
-					t = next;
+				for (int i = 0; i < nf; i++)
+					if (f[i].offered_bps > 0 && f[i].next > now && f[i].next < t)
+						t = f[i].next;
+				if (t == NTC_TIME_MAX)
+					t = now + 1000;
 				now = t;
 			}
 		}
@@ -121,6 +132,7 @@ static void run(struct ntc *n, struct flow *f, int nf, int64_t dur, struct pool 
 	ntc_set_release(n, NULL, NULL);
 	free(pool->free);
 	pool->free = NULL;
+	pool->flows = NULL;
 }
 
 static double mbit(uint64_t bytes, int64_t dur)
@@ -130,7 +142,7 @@ static double mbit(uint64_t bytes, int64_t dur)
 
 static struct pool mkpool(void)
 {
-	struct pool p = { calloc(1 << 16, sizeof(struct ntc_pkt)), 1 << 16, 0, 0, NULL, 0 };
+	struct pool p = { calloc(1 << 16, sizeof(struct ntc_pkt)), 1 << 16, 0, 0, NULL, 0, NULL };
 
 	return p;
 }
