@@ -680,7 +680,7 @@ static void list_mounts(struct daemon *d, struct ucg_buf *out)
 
 /* As the kernel runs it: argv [agent, path], cwd /, HOME and PATH only, fds 0-2
  * closed, root's credentials (ours), in a session of its own; not waited for. */
-static void spawn_agent(const struct ucg_release *rel)
+static pid_t spawn_agent(const struct ucg_release *rel)
 {
 	static char *const envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
 	char *argv[] = { rel->agent, rel->path, NULL };
@@ -690,10 +690,10 @@ static void spawn_agent(const struct ucg_release *rel)
 	int sig;
 
 	if (strlen(rel->path) >= 4096 || !rel->agent[0])
-		return;
+		return -1;
 	pid = fork();
 	if (pid != 0)
-		return;
+		return pid;
 	sigemptyset(&none);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
@@ -708,6 +708,21 @@ static void spawn_agent(const struct ucg_release *rel)
 	_exit(127);
 }
 
+/* The kernel starts agents in the root cgroup of every hierarchy; ours would start in
+ * the daemon's cgroups. */
+static void agent_to_roots(struct daemon *d, pid_t pid)
+{
+	struct ucg_cred root = ucg_cred_root();
+	struct ucg_hierarchy *h = NULL;
+	char s[32];
+
+	snprintf(s, sizeof(s), "%d", (int)pid);
+	pthread_mutex_lock(&d->lock);
+	while ((h = ucg_hierarchy_next(d->e, h)))
+		ucg_fs_write_all(d->e, h, "/cgroup.procs", &root, s, strlen(s));
+	pthread_mutex_unlock(&d->lock);
+}
+
 static void run_releases(struct daemon *d)
 {
 	struct ucg_release rel[16];
@@ -719,7 +734,10 @@ static void run_releases(struct daemon *d)
 			;
 		pthread_mutex_unlock(&d->lock);
 		for (i = 0; i < n; i++) {
-			spawn_agent(&rel[i]);
+			pid_t pid = spawn_agent(&rel[i]);
+
+			if (pid > 0)
+				agent_to_roots(d, pid);
 			ucg_release_fini(&rel[i]);
 		}
 	} while (n == 16);

@@ -108,6 +108,9 @@ void ucg_enforce_freeze(struct ucg_enforce *f, struct ucg_engine *e, int tid, in
 
 	if (ucg_task_get_info(e, tid, &info) < 0 || (info.flags & UCG_TASK_KTHREAD))
 		return;
+	/* Never stop ourselves: nobody could thaw us. Such a cgroup stays FREEZING. */
+	if (info.tgid == getpid())
+		return;
 	if (!freeze) {
 		if (fz) {
 			*fz = f->v[--f->n];

@@ -13,6 +13,7 @@ cat > $AGENT <<AG
   echo "env \$(env | grep -v -e '^PWD=' -e '^SHLVL=' -e '^_=' | sort | paste -sd' ')";
   echo "fds \$(sort -n $LOG.fds.\$\$ | paste -sd' ')"; } >> $LOG.\$\$ 2>&1
 mv $LOG.\$\$ $LOG.done.\$\$
+echo \$\$ > $LOG.pid; sleep 1
 AG
 chmod 755 $AGENT
 M=$(mnt a none,name=rel,release_agent=$AGENT) || { bad "mount"; fs_done; exit 1; }
@@ -45,5 +46,14 @@ mkdir -p $M/p/q; echo 1 > $M/p/notify_on_release; rmdir $M/p/q
 for i in $(seq 60); do ls $LOG.done.* >/dev/null 2>&1 && break; sleep 0.05; done
 check "rmdir of last child" "$(cat $LOG.done.* 2>/dev/null | grep ^argv)" "argv 1:/p"
 sleep 0.3
+# agents start in the roots even when the daemon itself sits in a cgroup
+mkdir $M/dmn; echo $DAEMON_PID > $M/dmn/cgroup.procs
+rm -f $LOG.done.* $LOG.pid
+mkdir $M/r; echo 1 > $M/r/notify_on_release
+bash -c 'echo $$ > '$M'/r/cgroup.procs; exit 0'
+for i in $(seq 60); do [ -s $LOG.pid ] && break; sleep 0.05; done
+check "agent starts in the root" "$($UCG proc $(cat $LOG.pid) 2>&1)" "1:name=rel:/"
+echo $DAEMON_PID > $M/cgroup.procs
+sleep 1
 check "no zombie agents" "$(ps --ppid $DAEMON_PID -o stat= | grep -c Z)" "0"
 fs_done
