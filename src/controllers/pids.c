@@ -21,6 +21,12 @@
  * Unlimited is PIDS_MAX = PID_MAX_LIMIT + 1 = 4194305, printed "max". pids.max takes
  * "max" or 0..4194304 (the core's write_max kind: stripped, strtoll base 0).
  *
+ * Deviation: the kernel uncharges a task when it is reaped (release_task), so a zombie
+ * still counts in pids.current until its parent waits for it (verified: 2, then 1
+ * after waitpid); the engine's exit hook runs at exit, so here it stops counting at
+ * ucg_task_exit(). Modelling it needs a release hook at ucg_task_reap() with the
+ * css_set the task died in, which the engine does not keep.
+ *
  * Limits: the kernel logs "cgroup: fork rejected by pids controller in <path>" on the
  * first refusal; the engine never prints, so that message is not produced.
  */
