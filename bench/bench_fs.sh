@@ -11,7 +11,17 @@ mkdir -p $UCG_RUNTIME_DIR $S/fs $S/k
 DP=
 cleanup() {
 	mountpoint -q $S/fs && umount $S/fs
-	mountpoint -q $S/k && { rmdir $S/k/* 2>/dev/null; umount $S/k; }
+	if mountpoint -q $S/k; then
+		rmdir $S/k/* 2>/dev/null; umount $S/k
+		# removed cgroups are freed asynchronously: the hierarchy may outlive this
+		# umount; mount and unmount again until it is gone (core.md §1.5)
+		for i in $(seq 20); do
+			grep -q ":name=ucgbench$$:" /proc/self/cgroup || break
+			sleep 0.5
+			mount -t cgroup -o none,name=ucgbench$$ cgroup $S/k 2>/dev/null || break
+			umount $S/k
+		done
+	fi
 	[ -n "$DP" ] && { kill $DP; wait $DP; } 2>/dev/null
 	rm -rf $S
 }

@@ -34,13 +34,11 @@ fs_cleanup() {
 		m=${MOUNTS[i]}
 		mountpoint -q "$m" 2>/dev/null && { umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; }
 	done
+	# mounts made inside $(...) are listed in files, not in the arrays
+	[ -f "$SCRATCH/kmounts" ] && while read -r m; do KMOUNTS+=("$m"); done < "$SCRATCH/kmounts"
+	[ -f "$SCRATCH/mounts" ] && while read -r m; do MOUNTS+=("$m"); done < "$SCRATCH/mounts"
 	for ((i = ${#KMOUNTS[@]} - 1; i >= 0; i--)); do
-		m=${KMOUNTS[i]}
-		# a scratch kernel hierarchy: empty it, then unmount
-		if mountpoint -q "$m" 2>/dev/null; then
-			find "$m" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-			umount "$m" 2>/dev/null
-		fi
+		kernel_release "${KMOUNTS[i]}"
 	done
 	for p in "${PIDS[@]}"; do { kill -9 "$p"; wait "$p"; } 2>/dev/null; done
 	if [ -n "$DAEMON_PID" ]; then
@@ -53,6 +51,24 @@ fs_cleanup() {
 		umount -l "${MOUNTS[i]}" 2>/dev/null
 	done
 	[ -n "$SCRATCH" ] && rm -rf "$SCRATCH" 2>/dev/null
+}
+
+# A scratch kernel hierarchy: remove its cgroups and unmount it. A hierarchy whose
+# removed children the kernel has not freed yet outlives its last umount (core.md
+# §1.5); mount and unmount it again until it is gone.
+kernel_release() {
+	local m=$1 name i
+	mountpoint -q "$m" 2>/dev/null || return 0
+	name=$(awk -v m="$m" '$5 == m {print $NF}' /proc/self/mountinfo | tr ',' '\n' | sed -n 's/^name=//p')
+	find "$m" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+	umount "$m" 2>/dev/null || umount -l "$m"
+	[ -n "$name" ] || return 0
+	for i in $(seq 20); do
+		grep -q ":name=$name:" /proc/self/cgroup || return 0
+		sleep 0.5
+		mount -t cgroup -o "none,name=$name" cgroup "$m" 2>/dev/null || return 0
+		umount "$m"
+	done
 }
 
 fs_setup() {
@@ -83,7 +99,7 @@ start_daemon() {
 mnt() {
 	local d=$SCRATCH/$1
 	mkdir -p "$d"
-	MOUNTS+=("$d")
+	echo "$d" >> "$SCRATCH/mounts"
 	"$UCG" mount -o "$2" cgroup "$d" || return 1
 	echo "$d"
 }
@@ -93,7 +109,7 @@ kmnt() {
 	local d=$SCRATCH/k$1
 	mkdir -p "$d"
 	mount -t cgroup -o "$2" cgroup "$d" 2>/dev/null || return 1
-	KMOUNTS+=("$d")
+	echo "$d" >> "$SCRATCH/kmounts"
 	echo "$d"
 }
 
