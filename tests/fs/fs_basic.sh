@@ -165,6 +165,17 @@ check "umount cpu" "$($UCG umount $SCRATCH/d && echo OK)" "OK"
 check "umount not ours" "$($UCG umount $SCRATCH 2>&1)" "ucg: umount: $SCRATCH: Invalid argument"
 check "mount missing dir" "$($UCG mount -o none,name=q cgroup $SCRATCH/nodir 2>&1)" "ucg: mount: $SCRATCH/nodir: No such file or directory"
 
+# ---- remount (§1.3) and mount(8)'s generic options
+RM=$(mnt rm rw,relatime,nosuid,none,name=rmt) || bad "mount with generic options"
+check "generic options stripped" "$($UCG mount | grep " $RM " | cut -d' ' -f3)" "rw,name=rmt"
+check "remount agent" "$($UCG mount -o remount,none,name=rmt,release_agent=/bin/x cgroup $RM && cat $RM/release_agent)" "/bin/x"
+check "remount binds hugetlb" "$($UCG mount -o remount,hugetlb,name=rmt cgroup $RM && echo OK)" "OK"
+check "hugetlb files appeared" "$([ "$(ls $RM | grep -c '^hugetlb\.')" -gt 0 ] && echo yes)" "yes"
+check "cgroups shows hugetlb's id" "$($UCG cgroups | awk '$1=="hugetlb"{print ($2>0)}')" "1"
+check "remount name change" "$($UCG mount -o remount,none,name=other cgroup $RM 2>&1 | head -1)" "ucg: mount: $RM: Invalid argument"
+check "remount releases" "$($UCG mount -o remount,name=rmt cgroup $RM && ls $RM | grep -c '^hugetlb\.')" "0"
+check "mount list" "$($UCG mount | grep -c " $RM ")" "1"
+
 # ---- removed cgroup: open fd gets ENODEV (§3.5)
 mkdir $M/gone
 check "read after rmdir" "$($FSOP rmread $M/gone/tasks $M/gone)" "ENODEV"
