@@ -347,7 +347,11 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
 	struct mnt *m = cur_mnt();
 	struct caller c;
-	const struct ucg_cred *cred = get_caller(&c);
+	const struct ucg_cred *cred;
+
+	if (!path) /* only with a handle (nullpath_ok); the kernel sends none for fchmod */
+		return -ESTALE;
+	cred = get_caller(&c);
 
 	return mark_dirty(m, ENGINE_CALL(m, ucg_fs_chmod(m->d->e, m->h, path, mode & 07777, cred)));
 }
@@ -356,7 +360,11 @@ static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 {
 	struct mnt *m = cur_mnt();
 	struct caller c;
-	const struct ucg_cred *cred = get_caller(&c);
+	const struct ucg_cred *cred;
+
+	if (!path)
+		return -ESTALE;
+	cred = get_caller(&c);
 
 	return mark_dirty(m, ENGINE_CALL(m, ucg_fs_chown(m->d->e, m->h, path, (uint32_t)uid,
 							  (uint32_t)gid, cred)));
