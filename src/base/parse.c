@@ -1,5 +1,6 @@
 /* base/parse.c — strict number parsers (see parse.h for the accepted syntax). */
 #include "base/parse.h"
+#include "base/kctype.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,11 +16,11 @@ size_t ucg_text_len(const char *data, size_t len)
 
 void ucg_strip(const char **s, size_t *len)
 {
-	while (*len && isspace((unsigned char)**s)) {
+	while (*len && ucg_kisspace((unsigned char)**s)) {
 		(*s)++;
 		(*len)--;
 	}
-	while (*len && isspace((unsigned char)(*s)[*len - 1]))
+	while (*len && ucg_kisspace((unsigned char)(*s)[*len - 1]))
 		(*len)--;
 }
 
