@@ -49,7 +49,7 @@ static void test_pid_grammar(void)
 	}
 	T_EQ_INT(ucg_fs_write_all(e, h, "/a/tasks", &root, "15099\0junk", 10), 0);
 	/* The kernel's strstrip also strips 0xA0 (its ctype calls it space). */
-	T_EQ_INT(fx_write(e, h, "/b/tasks", "\xa015099\xa0"), 0);
+	T_EQ_INT(fx_write(e, h, "/b/tasks", "\xa0" "15099\xa0"), 0);
 	T_EQ_STR(fx_read(e, h, "/b/tasks"), "15099\n");
 	T_EQ_INT(fx_write(e, h, "/a/tasks", "15099"), 0);
 	T_EQ_STR(fx_read(e, h, "/a/tasks"), "15099\n");
