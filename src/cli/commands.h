@@ -14,5 +14,6 @@ int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_fsstat(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
 
 #endif

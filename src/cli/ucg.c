@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "up", cmd_up, "up [ROOT]: mount the default layout (default /run/ucgroups/fs)" },
 	{ "down", cmd_down, "down [ROOT]: unmount what `up` mounted" },
 	{ "ctl", cmd_fsstat, "ctl stats|mounts|ping|stop: talk to the daemon" },
+	{ "ls", cmd_ls, "ls [DIR]: the cgroup trees under DIR with process counts" },
 	{ "sim", cmd_sim, "sim SCENARIO [--seed N] [--charging=D]: run the simulator" },
 };
 
