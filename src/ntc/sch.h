@@ -69,8 +69,9 @@ struct ntc_qdisc_ops {
 	const char *kind;
 	size_t priv_size;
 	bool classful;
-	/* tc-side parsing of KIND-OPTIONS into opt (NTC_OPT_MAX bytes, zeroed). 0 or
-	 * -EINVAL with err filled (exit code as tc's). */
+	/* tc-side parsing of KIND-OPTIONS into opt (NTC_OPT_MAX bytes, zeroed). 0, 1
+	 * when tc would send no options at all, or -EINVAL with err filled (exit code
+	 * as tc's). */
 	int (*parse)(struct ntc_dev *d, int argc, char **argv, void *opt, struct ntc_err *err);
 	/* Kernel side. init on a fresh qdisc (opt may be NULL for kernel-made ones). */
 	int (*init)(struct ntc_qdisc *q, const void *opt, struct ntc_err *err);
@@ -281,6 +282,7 @@ void ntc_print_handle(struct ucg_buf *b, uint32_t h);
 uint32_t ntc_xmittime(uint64_t rate, uint32_t size);
 uint32_t ntc_xmitsize(uint64_t rate, uint32_t ticks);
 uint32_t ntc_tick2time(uint32_t ticks); /* usec, truncated as tc does */
+uint32_t ntc_d2u32(double v);           /* tc's double -> unsigned, without UB */
 static inline int64_t ntc_ticks2ns(uint32_t ticks)
 {
 	return (int64_t)ticks << 6;

@@ -50,7 +50,7 @@ static int fifo_parse(struct ntc_dev *d, int argc, char **argv, void *o, struct 
 					   argv[i], fifo_usage);
 		}
 	}
-	return 0;
+	return opt->has_limit ? 0 : 1; /* tc sends no options without a limit */
 }
 
 static int pfifo_parse(struct ntc_dev *d, int argc, char **argv, void *o, struct ntc_err *err)

@@ -146,7 +146,7 @@ static int tbf_parse(struct ntc_dev *d, int argc, char **argv, void *o, struct n
 			if (lim2 < lim)
 				lim = lim2;
 		}
-		opt->limit = (uint32_t)lim;
+		opt->limit = ntc_d2u32(lim);
 	}
 	return 0;
 }
@@ -325,7 +325,7 @@ static void tbf_dump(struct ntc_qdisc *q, struct ucg_buf *b, bool details)
 	}
 	if (latency >= 0.0) {
 		ucg_buf_puts(b, "lat ");
-		ntc_print_time(b, (uint32_t)latency);
+		ntc_print_time(b, ntc_d2u32(latency));
 	} else {
 		ucg_buf_puts(b, "limit ");
 		ntc_print_size(b, pr->limit);

@@ -274,7 +274,7 @@ static int qdisc_modify(struct tc_ctx *c, int cmd, int argc, char **argv)
 			r = ops->parse(NULL, argc - i, argv + i, opt, e);
 			if (r < 0)
 				return r;
-			has_opt = true;
+			has_opt = r == 0;
 		} else if (ops && argc - i > 0) {
 			return ntc_err_set(e, 255, -EINVAL, "qdisc '%s' does not support option parsing", kind);
 		} else if (!ops && argc - i > 0) {
@@ -375,14 +375,12 @@ static int qdisc_modify(struct tc_ctx *c, int cmd, int argc, char **argv)
 		return kerr(e, -EEXIST, "Exclusivity flag on, cannot modify");
 	if (kind && strcmp(kind, q->ops->kind))
 		return kerr(e, -EINVAL, "Invalid qdisc name: must match existing qdisc");
-	if (!q->ops->change) {
-		if (q->ops->no_tc_options && !has_opt)
-			return 0;
-		if (q->ops->no_tc_options)
-			return 0;
+	/* the kernel changes only when options were sent */
+	if (!has_opt)
+		return 0;
+	if (!q->ops->change)
 		return kerr(e, -EINVAL, "Change operation not supported by specified qdisc");
-	}
-	return q->ops->change(q, has_opt ? opt : NULL, e);
+	return q->ops->change(q, opt, e);
 
 create_n_graft:
 	if (!(flags & F_CREATE))

@@ -280,9 +280,20 @@ void ntc_print_handle(struct ucg_buf *b, uint32_t h)
 		ucg_buf_printf(b, "%x:%x", NTC_H_MAJ(h) >> 16, NTC_H_MIN(h));
 }
 
+uint32_t ntc_d2u32(double v)
+{
+	/* what tc's implicit double -> unsigned conversion yields on x86-64: the low 32
+	 * bits of the 64-bit truncation (defined here instead of undefined behaviour) */
+	if (!(v > 0))
+		return 0;
+	if (v >= 18446744073709551615.0)
+		return 0xFFFFFFFFu;
+	return (uint32_t)(uint64_t)v;
+}
+
 static uint32_t time2tick(uint32_t t)
 {
-	return (uint32_t)(t * TICK_IN_USEC);
+	return ntc_d2u32(t * TICK_IN_USEC);
 }
 
 uint32_t ntc_tick2time(uint32_t ticks)
@@ -304,7 +315,7 @@ uint32_t ntc_xmittime(uint64_t rate, uint32_t size)
 
 uint32_t ntc_xmitsize(uint64_t rate, uint32_t ticks)
 {
-	return (uint32_t)(((double)rate * ntc_tick2time(ticks)) / TIME_UNITS_PER_SEC);
+	return ntc_d2u32(((double)rate * ntc_tick2time(ticks)) / TIME_UNITS_PER_SEC);
 }
 
 void ntc_print_stats(struct ucg_buf *b, const struct ntc_stats *s)
