@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,13 +74,14 @@ int ucg_fs_split_opts(const char *in, char *out, size_t size, int *remount)
 	return 0;
 }
 
-/* A FUSE mount whose daemon died answers ENOTCONN: detach it. */
+/* A FUSE mount whose daemon died answers ENOTCONN: detach it. statfs always asks the
+ * daemon; stat may be answered from the kernel's attribute cache. */
 void ucg_fs_clear_stale(const char *dir)
 {
-	struct stat st;
+	struct statfs sfs;
 	int i;
 
-	for (i = 0; i < 16 && stat(dir, &st) < 0 && errno == ENOTCONN; i++)
+	for (i = 0; i < 64 && statfs(dir, &sfs) < 0 && errno == ENOTCONN; i++)
 		if (umount2(dir, MNT_DETACH) < 0)
 			break;
 }
@@ -190,10 +192,10 @@ int ucg_fs_do_umount(const char *dir, int quiet)
 {
 	char real[PATH_MAX];
 	struct ucg_buf out;
-	struct stat st;
+	struct statfs sfs;
 	int r, code = 0;
 
-	if (stat(dir, &st) < 0 && errno == ENOTCONN) {
+	if (statfs(dir, &sfs) < 0 && errno == ENOTCONN) {
 		ucg_fs_clear_stale(dir);
 		return 0;
 	}

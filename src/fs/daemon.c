@@ -40,6 +40,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -508,12 +509,14 @@ static struct mnt *find_mnt(struct daemon *d, const char *dir)
 	return found;
 }
 
-/* Stale FUSE mounts of a dead daemon answer ENOTCONN: detach them. */
+/* Stale FUSE mounts of a dead daemon answer ENOTCONN: detach them. statfs, not stat:
+ * the kernel may still answer stat from attributes it cached. */
 static void clear_stale(const char *dir)
 {
-	struct stat st;
+	struct statfs sfs;
+	int i;
 
-	while (stat(dir, &st) < 0 && errno == ENOTCONN)
+	for (i = 0; i < 64 && statfs(dir, &sfs) < 0 && errno == ENOTCONN; i++)
 		if (umount2(dir, MNT_DETACH) < 0)
 			break;
 }

@@ -45,5 +45,6 @@ M2=$SCRATCH/b; mkdir -p $M2; MOUNTS+=("$M2")
 check "ucg mount after a dead daemon" "$($UCG mount -o none,name=other cgroup $M2 2>&1 && echo OK)" "OK"
 DAEMON_PID=$($UCG ctl ping)
 check "tree back at the old mount" "$(test -d "$M/a/b c" && echo yes)" "yes"
+check "stale mounts cleared, not stacked" "$(grep -c " $M " /proc/self/mountinfo)" "1"
 check "same hierarchy, same dir" "$($UCG mount -o none,name=keep cgroup $M 2>&1)" "ucg: mount: $M: Device or resource busy"
 fs_done

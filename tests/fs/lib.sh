@@ -48,7 +48,11 @@ fs_cleanup() {
 	fi
 	# mounts left by a daemon we killed
 	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		umount -l "${MOUNTS[i]}" 2>/dev/null
+		# stale mounts may be stacked: take every one
+		for p in $(seq 10); do
+			grep -q " ${MOUNTS[i]} " /proc/self/mountinfo || break
+			umount -l "${MOUNTS[i]}" 2>/dev/null || break
+		done
 	done
 	[ -n "$SCRATCH" ] && rm -rf "$SCRATCH" 2>/dev/null
 }
