@@ -32,7 +32,7 @@ static int noqueue_parse(struct ntc_dev *d, int argc, char **argv, void *o, stru
 		return ntc_err_set(err, 1, -EINVAL,
 				   "Unknown qdisc \"noqueue\", hence option \"%s\" is unparsable",
 				   argv[0]);
-	return 0;
+	return 1; /* tc has no options to send */
 }
 
 static void none_dump(struct ntc_qdisc *q, struct ucg_buf *b, bool details)

@@ -21,7 +21,7 @@ static int pff_parse(struct ntc_dev *d, int argc, char **argv, void *o, struct n
 	if (argc)
 		return ntc_err_set(err, 255, -EINVAL,
 				   "qdisc 'pfifo_fast' does not support option parsing");
-	return 0;
+	return 1; /* tc has no options to send */
 }
 
 static int pff_enqueue(struct ntc_qdisc *q, struct ntc_pkt *p, int64_t now)
