@@ -448,11 +448,21 @@ static struct sim_task *task_arg(struct sim *s, struct sim_cmd *c, const char *n
 	return t;
 }
 
+/* Something global changed (a mount, a device): every cached value is re-read. */
 static void changed(struct sim *s)
 {
 	s->cfg_epoch++;
 	s->memb_epoch++;
 	s->cpu_dirty = true;
+}
+
+static void invalidate_subtree(struct sim_cg *cg)
+{
+	size_t i;
+
+	cg->cfg_epoch = UINT64_MAX;
+	for (i = 0; i < cg->nchildren; i++)
+		invalidate_subtree(cg->children[i]);
 }
 
 static int ex_mount(struct sim *s, struct sim_cmd *c)
@@ -530,7 +540,7 @@ static int ex_mkdir(struct sim *s, struct sim_cmd *c)
 	r = sim_cg_add(s, hi, path, NULL);
 	if (r < 0)
 		return sim_fail(s, c->line, r, "mkdir");
-	changed(s);
+	s->cpu_dirty = true;
 	return 0;
 }
 
@@ -546,7 +556,7 @@ static int ex_rmdir(struct sim *s, struct sim_cmd *c)
 	if (r < 0)
 		return sim_fail(s, c->line, r, "rmdir: failed to remove '%s'", c->argv[1]);
 	sim_cg_remove(s, hi, path);
-	changed(s);
+	s->cpu_dirty = true;
 	return 0;
 }
 
@@ -568,7 +578,7 @@ static int ex_mv(struct sim *s, struct sim_cmd *c)
 	r = sim_cg_rename(s, h1, p1, p2);
 	if (r < 0)
 		return sim_fail(s, c->line, r, "mv");
-	changed(s);
+	s->cpu_dirty = true;
 	return 0;
 }
 
@@ -594,7 +604,24 @@ static int ex_echo(struct sim *s, struct sim_cmd *c)
 	ucg_buf_fini(&v);
 	if (r < 0)
 		return sim_fail(s, c->line, r, "echo: write error");
-	changed(s);
+	{
+		/* the written cgroup and its subtree re-read their control values */
+		const char *slash = strrchr(path, '/');
+		const char *file = slash ? slash + 1 : path;
+		char dir[1024];
+		struct sim_cg *cg;
+
+		snprintf(dir, sizeof(dir), "%.*s", slash && slash != path ? (int)(slash - path) : 1,
+			 slash && slash != path ? path : "/");
+		cg = sim_cg_find(hi, dir);
+		if (strcmp(file, "cgroup.procs") && strcmp(file, "tasks")) {
+			if (cg)
+				invalidate_subtree(cg);
+			else
+				s->cfg_epoch++;
+		}
+	}
+	s->cpu_dirty = true;
 	return 0;
 }
 

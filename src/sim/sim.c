@@ -16,9 +16,10 @@
  * tree of struct sim_cg mirroring the directories the scenario made (mkdir, rmdir,
  * mv go through the engine first and the mirror follows only on success). Control
  * values the models need (cpu.shares, cfs quota, blkio weights and throttles,
- * net_cls.classid, ...) are read through the file API and cached until the next write
- * the scenario makes; task membership is read from /proc/PID/cgroup and cached until
- * the next membership change. A control file that cannot be read (its controller has
+ * net_cls.classid, ...) are read through the file API and cached until the scenario
+ * writes a file of that cgroup or an ancestor; task membership is read from
+ * /proc/PID/cgroup and cached until the engine reports the task moved (the
+ * provider's task_moved) or a hierarchy is mounted. A control file that cannot be read (its controller has
  * not landed, or is not bound) leaves the default in place.
  *
  * Limits: a scenario's cgroups are only those it created; cgroups made behind the
@@ -587,7 +588,6 @@ int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task 
 	t->memb_epoch = UINT64_MAX;
 	t->consumer = UINT32_MAX;
 	s->tasks[s->ntasks++] = t;
-	s->memb_epoch++;
 	*ret = t;
 	return 0;
 fail:
@@ -614,7 +614,6 @@ int sim_task_exit(struct sim *s, struct sim_task *t)
 	t->alive = false;
 	/* the tid is gone: a later pid lookup must not find this task */
 	ucg_htable_remove(&s->tasks_by_tid, &t->hnode);
-	s->memb_epoch++;
 	return r;
 }
 
@@ -675,11 +674,13 @@ struct sim_cg *sim_task_cg(struct sim *s, struct sim_task *t, enum sim_ss ss)
 static void prov_task_moved(void *ctx, struct ucg_engine *e, int tid, int hierarchy_id)
 {
 	struct sim *s = ctx;
+	struct sim_task *t = sim_task_find(s, tid);
 
 	(void)e;
-	(void)tid;
 	(void)hierarchy_id;
-	s->memb_epoch++;
+	/* only this task's memberships changed: it re-reads /proc/PID/cgroup */
+	if (t)
+		t->memb_epoch = UINT64_MAX;
 	s->cpu_dirty = true;
 }
 
@@ -874,8 +875,13 @@ int sim_run(struct sim *s, struct sim_err *err)
 			s->run_err = -E2BIG;
 			break;
 		}
-		if (s->cpu_dirty)
-			sim_cpu_update(s);
+		/* the CPU model recomputes once per instant, after its last event */
+		if (s->cpu_dirty) {
+			const struct ucg_heap_entry *nx = ucg_heap_peek(&s->events);
+
+			if (!nx || nx->key > s->now)
+				sim_cpu_update(s);
+		}
 		if (s->cfg.progress && (s->nevents & 4095) == 0)
 			s->cfg.progress(s->cfg.progress_ctx, s->now, s->end);
 	}

@@ -1,0 +1,232 @@
+/* bench/bench_sim_charging.c — what the simulator and the seed's charging designs
+ * cost and how accurate they are.
+ *
+ * Prints one figure per line, "name value unit":
+ *   sim.bytes_per_page.DESIGN     ownership record per page under the design
+ *   sim.charge_ns.DESIGN          recording the dirtier on a page (at dirtying time)
+ *   sim.resolve_ns.DESIGN         finding the blkio cgroup that pays (at writeback)
+ *   sim.uncharge_ns.DESIGN        finding the memcg to refund and clearing the record
+ *   sim.wb_to_origin.DESIGN       share of writeback charged to the originating
+ *                                 cgroup in scenarios/writeback.ucg
+ *   sim.helper_to_origin.DESIGN   share of md helper I/O charged to the originator in
+ *                                 scenarios/md_helper.ucg
+ *   sim.events_per_s              events fired per wall second (net_classes.ucg)
+ *   sim.big_run_s                 wall time of a 10,000-task, 1,000-cgroup,
+ *                                 60-virtual-second run (busy tasks, 100 quotas)
+ * Scenario files are read from $UCG_SOURCE_ROOT (default: the current directory).
+ * `bench_sim_charging quick` skips the big run.
+ */
+#include "sim/sim_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "base/buf.h"
+
+#define NPAGES (1u << 20)
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static char *slurp(const char *name, size_t *len)
+{
+	const char *root = getenv("UCG_SOURCE_ROOT");
+	char path[1024];
+	struct ucg_buf b;
+	char chunk[8192];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/scenarios/%s", root ? root : ".", name);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	ucg_buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		ucg_buf_append(&b, chunk, n);
+	fclose(f);
+	return ucg_buf_steal(&b, len);
+}
+
+static struct sim *run_text(const char *name, const char *text, size_t len,
+			    enum sim_charging c, double *wall_s)
+{
+	struct sim_config cfg;
+	struct sim_err err;
+	struct sim *s = NULL;
+	double t0;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.seed = 1;
+	cfg.charging = c;
+	if (sim_new(&cfg, &s) < 0)
+		return NULL;
+	t0 = now_ns();
+	if (sim_load(s, name, text, len, &err) < 0 || sim_run(s, &err) < 0) {
+		fprintf(stderr, "bench: %s\n", err.msg);
+		sim_free(s);
+		return NULL;
+	}
+	if (wall_s)
+		*wall_s = (now_ns() - t0) / 1e9;
+	return s;
+}
+
+static void bench_records(enum sim_charging c)
+{
+	static const char *text = "mount -o memory mem\nmount -o blkio io\nmount -o cpu cpu\n"
+				  "mkdir mem/a\nmkdir io/a\nspawn t\necho $t > mem/a/cgroup.procs\n"
+				  "echo $t > io/a/cgroup.procs\ndevice d 8:0\nfile f dev=d\nrun 1s\n";
+	const char *name = sim_charging_name(c);
+	struct sim *s = run_text("bench.ucg", text, strlen(text), c, NULL);
+	struct sim_task *t;
+	struct sim_file *f;
+	struct sim_frame fr;
+	unsigned char *recs;
+	size_t rs = sim_charging_record_size(c), i;
+	uintptr_t sink = 0;
+	double t0, t1, t2, t3;
+
+	if (!s)
+		return;
+	t = sim_task_by_name(s, "t");
+	f = s->nfiles ? s->files[0] : NULL;
+	recs = ucg_calloc(NPAGES, rs);
+	memset(&fr, 0, sizeof(fr));
+	if (!recs || !t) {
+		sim_free(s);
+		ucg_free(recs);
+		return;
+	}
+	if (f)
+		sim_charging_inode_dirty(s, f, t);
+	/* warm up: fault the record array in and settle the caches */
+	for (i = 0; i < NPAGES; i++)
+		sim_charging_record(s, recs + i * rs, t);
+	for (i = 0; i < NPAGES; i++)
+		sim_charging_clear(s, recs + i * rs);
+	t0 = now_ns();
+	for (i = 0; i < NPAGES; i++)
+		sim_charging_record(s, recs + i * rs, t);
+	t1 = now_ns();
+	for (i = 0; i < NPAGES; i++) {
+		bool orphan;
+
+		sink += (uintptr_t)sim_charging_resolve(s, recs + i * rs, f, s->flusher, &orphan);
+	}
+	t2 = now_ns();
+	for (i = 0; i < NPAGES; i++) {
+		sink += (uintptr_t)sim_charging_refund_cg(s, recs + i * rs, &fr);
+		sim_charging_clear(s, recs + i * rs);
+	}
+	t3 = now_ns();
+	printf("sim.bytes_per_page.%s %zu bytes\n", name, rs);
+	printf("sim.charge_ns.%s %.1f ns\n", name, (t1 - t0) / NPAGES);
+	printf("sim.resolve_ns.%s %.1f ns\n", name, (t2 - t1) / NPAGES);
+	printf("sim.uncharge_ns.%s %.1f ns\n", name, (t3 - t2) / NPAGES);
+	if (sink == 1)
+		printf("#\n");
+	ucg_free(recs);
+	sim_free(s);
+}
+
+static void bench_accuracy(enum sim_charging c)
+{
+	struct sim_attribution a;
+	size_t len;
+	char *text = slurp("writeback.ucg", &len);
+	struct sim *s;
+
+	if (text && (s = run_text("writeback.ucg", text, len, c, NULL))) {
+		sim_get_attribution(s, &a);
+		printf("sim.wb_to_origin.%s %.2f %%\n", sim_charging_name(c),
+		       a.wb_bytes ? 100.0 * (double)a.wb_to_origin / (double)a.wb_bytes : 0.0);
+		sim_free(s);
+	}
+	ucg_free(text);
+	text = slurp("md_helper.ucg", &len);
+	if (text && (s = run_text("md_helper.ucg", text, len, c, NULL))) {
+		sim_get_attribution(s, &a);
+		printf("sim.helper_to_origin.%s %.2f %%\n", sim_charging_name(c),
+		       a.helper_bytes ? 100.0 * (double)a.helper_to_origin / (double)a.helper_bytes
+				      : 0.0);
+		sim_free(s);
+	}
+	ucg_free(text);
+}
+
+static void bench_events(void)
+{
+	size_t len;
+	char *text = slurp("net_classes.ucg", &len);
+	double wall = 0;
+	struct sim *s;
+
+	if (!text)
+		text = slurp("writeback.ucg", &len);
+	if (text && (s = run_text("events.ucg", text, len, SIM_CHARGING_KERNEL, &wall))) {
+		printf("sim.events_per_s %.0f events/s\n", wall > 0 ? (double)sim_events(s) / wall : 0);
+		sim_free(s);
+	}
+	ucg_free(text);
+}
+
+static void bench_big(void)
+{
+	struct ucg_buf b;
+	double wall = 0;
+	struct sim *s;
+	int u, g, k;
+
+	/* 10 users x 100 session cgroups = 1,000 cgroups (plus 10 user cgroups), 10,000
+	 * tasks; every task wants part of a CPU; 100 sessions have a quota; at each
+	 * second a tenth of the users change their shares. */
+	ucg_buf_init(&b);
+	ucg_buf_puts(&b, "cpus 64\nmount -o cpu,cpuacct cpu\n");
+	for (u = 0; u < 10; u++) {
+		ucg_buf_printf(&b, "mkdir cpu/u%d\n", u);
+		for (g = 0; g < 100; g++) {
+			ucg_buf_printf(&b, "mkdir cpu/u%d/s%d\n", u, g);
+			if (g % 10 == 0)
+				ucg_buf_printf(&b, "echo %d > cpu/u%d/s%d/cpu.cfs_quota_us\n",
+					       20000 + 1000 * g, u, g);
+			for (k = 0; k < 10; k++) {
+				ucg_buf_printf(&b, "spawn t%d_%d_%d\necho $t%d_%d_%d > cpu/u%d/s%d/cgroup.procs\n"
+						   "busy t%d_%d_%d 0.%d\n",
+					       u, g, k, u, g, k, u, g, u, g, k, 1 + (u + g + k) % 9);
+			}
+		}
+	}
+	for (k = 1; k < 60; k++)
+		ucg_buf_printf(&b, "at %ds echo %d > cpu/u%d/cpu.shares\n", k, 512 + 97 * k, k % 10);
+	ucg_buf_puts(&b, "run 60s\n");
+	s = run_text("big.ucg", b.data, b.len, SIM_CHARGING_KERNEL, &wall);
+	if (s) {
+		printf("sim.big_run_s %.2f s\n", wall);
+		printf("sim.big_run_events %llu events\n", (unsigned long long)sim_events(s));
+		sim_free(s);
+	}
+	ucg_buf_fini(&b);
+}
+
+int main(int argc, char **argv)
+{
+	int c;
+
+	for (c = 0; c < SIM_CHARGING_NR; c++)
+		bench_records((enum sim_charging)c);
+	for (c = 0; c < SIM_CHARGING_NR; c++)
+		bench_accuracy((enum sim_charging)c);
+	bench_events();
+	if (argc < 2 || strcmp(argv[1], "quick"))
+		bench_big();
+	return 0;
+}
