@@ -103,6 +103,28 @@ static void test_global_pressure(void)
 	sim_free(s);
 }
 
+static void test_soft_limit_under_pressure(void)
+{
+	struct sim_err err;
+	int r;
+	/* 64M machine; A (soft limit 8M) and B each cache 24M; a root task then needs
+	 * 30M: the 14M evicted all come from A, the cgroup above its soft limit. */
+	struct sim *s = ts_run("memory 64M\ndevice sda 8:0 bps=1G\nfile fa dev=sda\nfile fb dev=sda\n"
+			       "mount -o memory mem\nmkdir mem/A\nmkdir mem/B\n"
+			       "echo 8M > mem/A/memory.soft_limit_in_bytes\n"
+			       "spawn a\nspawn b\nspawn c\necho $a > mem/A/cgroup.procs\n"
+			       "echo $b > mem/B/cgroup.procs\nread a fa 24M\nread b fb 24M\nrun 1s\n"
+			       "alloc c 30M\nrun 1s\n",
+			       0, SIM_CHARGING_KERNEL, &r, &err);
+
+	T_EQ_INT(r, 0);
+	T_EQ_INT(ts_cg(s, "mem", "/B")->mem_pages, 24 * 256);
+	T_EQ_INT(ts_cg(s, "mem", "/A")->mem_pages, 10 * 256);
+	T_EQ_INT(engine_u64(s, "mem", "/A/memory.usage_in_bytes"), 10ull << 20);
+	T_EQ_INT(s->global_oom_kills, 0);
+	sim_free(s);
+}
+
 static void test_hugetlb(void)
 {
 	struct sim_err err;
@@ -128,6 +150,7 @@ int main(void)
 	T_RUN(test_limit_reclaim_then_oom);
 	T_RUN(test_oom_kill_disable);
 	T_RUN(test_global_pressure);
+	T_RUN(test_soft_limit_under_pressure);
 	T_RUN(test_hugetlb);
 	return t_done();
 }
