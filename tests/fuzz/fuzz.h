@@ -15,6 +15,15 @@ int ucg_fuzz_mount_opts(const uint8_t *data, size_t size);
 int ucg_fuzz_core_files(const uint8_t *data, size_t size);
 int ucg_fuzz_scenario(const uint8_t *data, size_t size); /* sim: scenario parser + run */
 
+/* controllers (A) */
+int ucg_fuzz_cpuset(const uint8_t *data, size_t size);
+int ucg_fuzz_cpu(const uint8_t *data, size_t size);
+int ucg_fuzz_cpuacct(const uint8_t *data, size_t size);
+int ucg_fuzz_freezer(const uint8_t *data, size_t size);
+int ucg_fuzz_pids(const uint8_t *data, size_t size);
+int ucg_fuzz_net_cls(const uint8_t *data, size_t size);
+int ucg_fuzz_net_prio(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #endif

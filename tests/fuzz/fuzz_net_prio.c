@@ -1,0 +1,20 @@
+/* tests/fuzz/fuzz_net_prio.c — writes of arbitrary bytes to every net_prio file
+ * (driver: fuzz_ctl_a.h). The sscanf("%16s %u") grammar of ifpriomap. */
+#include "fuzz.h"
+#include "fuzz_ctl_a.h"
+
+static const char *const files[] = { "net_prio.ifpriomap", "net_prio.prioidx", NULL };
+
+int ucg_fuzz_net_prio(const uint8_t *data, size_t size)
+{
+	static const struct fza_spec spec = { "net_prio", files, NULL, NULL };
+
+	return fza_run(&spec, data, size);
+}
+
+#ifndef UCG_FUZZ_NO_ENTRY
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return ucg_fuzz_net_prio(data, size);
+}
+#endif
