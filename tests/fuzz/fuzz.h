@@ -14,6 +14,11 @@ int ucg_fuzz_devices(const uint8_t *data, size_t size);
 int ucg_fuzz_mount_opts(const uint8_t *data, size_t size);
 int ucg_fuzz_core_files(const uint8_t *data, size_t size);
 int ucg_fuzz_scenario(const uint8_t *data, size_t size); /* sim: scenario parser + run */
+/* controllers (B): memory, hugetlb, blkio, devices files through the engine */
+int ucg_fuzz_memory(const uint8_t *data, size_t size);
+int ucg_fuzz_hugetlb(const uint8_t *data, size_t size);
+int ucg_fuzz_blkio(const uint8_t *data, size_t size);
+int ucg_fuzz_devctl(const uint8_t *data, size_t size);
 
 /* controllers (A) */
 int ucg_fuzz_cpuset(const uint8_t *data, size_t size);
