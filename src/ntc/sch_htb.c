@@ -59,7 +59,9 @@ struct htb_class {
 	uint32_t lends, borrows;
 	int32_t deficit[HTB_MAXDEPTH];
 	bool active;
-	int elig; /* scratch for dequeue */
+	int elig;        /* scratch for dequeue */
+	int64_t memo_t;  /* mode memo: valid for time memo_t until the next charge */
+	uint8_t memo_mode;
 };
 
 struct htb_copt {
@@ -363,11 +365,20 @@ static inline enum htb_mode htb_mode_at(const struct htb_class *cl, int64_t diff
 	return HTB_MAY_BORROW;
 }
 
+static inline enum htb_mode htb_mode_memo(struct htb_class *cl, int64_t now)
+{
+	if (cl->memo_t != now) {
+		cl->memo_mode = (uint8_t)htb_mode_at(cl, htb_diff(cl, now));
+		cl->memo_t = now;
+	}
+	return (enum htb_mode)cl->memo_mode;
+}
+
 /* Level at which leaf can send now, HTB_MAXDEPTH if it cannot. */
-static int htb_elig(const struct htb_class *cl, int64_t now)
+static int htb_elig(struct htb_class *cl, int64_t now)
 {
 	for (; cl; cl = cl->parent) {
-		enum htb_mode m = htb_mode_at(cl, htb_diff(cl, now));
+		enum htb_mode m = htb_mode_memo(cl, now);
 
 		if (m == HTB_CANT_SEND)
 			return HTB_MAXDEPTH;
@@ -406,6 +417,7 @@ static void htb_charge(struct ntc_qdisc *q, struct htb_class *cl, int level,
 			toks = 1 - HTB_MBUFFER;
 		cl->ctokens = toks;
 		cl->t_c = now;
+		cl->memo_t = INT64_MIN;
 		if (old != HTB_CANT_SEND && htb_mode_at(cl, 0) == HTB_CANT_SEND) {
 			cl->c.st.overlimits++;
 			q->st.overlimits++;
@@ -435,23 +447,83 @@ static int64_t htb_next_event(struct htb_priv *pr, int64_t now)
 	return best;
 }
 
+/* Index of the first active leaf with class id >= id (0 if none: wrap around). */
+static size_t htb_rr_start(const struct htb_priv *pr, uint32_t id)
+{
+	size_t lo = 0, hi = pr->nactive;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pr->active[mid]->c.classid < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == pr->nactive ? 0 : lo;
+}
+
+/* Sends cl's head packet as the (lv, prio) choice: DRR bookkeeping and charging.
+ * false when the leaf's child gave nothing (not work conserving). */
+static bool htb_send(struct ntc_qdisc *q, struct htb_class *cl, int lv, uint32_t prio,
+		     int64_t now, struct ntc_pkt **ret)
+{
+	struct htb_priv *pr = q->priv;
+	struct ntc_pkt *p = ntc_qdisc_dequeue(cl->c.leaf, now);
+
+	if (!p)
+		return false;
+	cl->deficit[lv] -= (int32_t)p->len;
+	if (cl->deficit[lv] < 0) {
+		cl->deficit[lv] += (int32_t)cl->quantum;
+		pr->rr[lv][prio] = cl->c.classid + 1;
+	} else {
+		pr->rr[lv][prio] = cl->c.classid;
+	}
+	if (!cl->c.leaf->st.qlen)
+		htb_deactivate(pr, cl);
+	htb_charge(q, cl, lv, p, now);
+	*ret = p;
+	return true;
+}
+
 static struct ntc_pkt *htb_dequeue(struct ntc_qdisc *q, int64_t now)
 {
 	struct htb_priv *pr = q->priv;
 	struct ntc_pkt *p = ntc_fifo_pop(&pr->direct);
 	int best_lv = HTB_MAXDEPTH;
 	uint32_t best_prio = HTB_NUMPRIO;
-	size_t i, n = pr->nactive, start;
+	size_t n = pr->nactive, start;
+	struct htb_class *cand_ge = NULL, *cand_min = NULL;
 
 	if (p)
 		goto out;
-	for (i = 0; i < n; i++) {
-		struct htb_class *cl = pr->active[i];
+	/* One pass in round-robin order from the (0, 0) position: the first leaf that
+	 * can send at level 0 with prio 0 is the answer; otherwise find the best
+	 * (level, prio) and pick among its candidates below. */
+	start = htb_rr_start(pr, pr->rr[0][0]);
+	for (size_t k = 0; k < n; k++) {
+		struct htb_class *cl = pr->active[(start + k) % n];
 
 		cl->elig = htb_elig(cl, now);
+		if (cl->elig == 0 && cl->prio == 0) {
+			best_lv = 0;
+			best_prio = 0;
+			if (htb_send(q, cl, 0, 0, now, &p))
+				goto out;
+		}
 		if (cl->elig < best_lv || (cl->elig == best_lv && cl->prio < best_prio)) {
 			best_lv = cl->elig;
 			best_prio = cl->prio;
+			cand_ge = cand_min = NULL;
+		}
+		if (cl->elig == best_lv && cl->prio == best_prio && best_lv < HTB_MAXDEPTH) {
+			/* DRR position: smallest id >= rr, else the smallest id */
+			if (cl->c.classid >= pr->rr[best_lv][best_prio] &&
+			    (!cand_ge || cl->c.classid < cand_ge->c.classid))
+				cand_ge = cl;
+			if (!cand_min || cl->c.classid < cand_min->c.classid)
+				cand_min = cl;
 		}
 	}
 	if (best_lv == HTB_MAXDEPTH) {
@@ -461,29 +533,18 @@ static struct ntc_pkt *htb_dequeue(struct ntc_qdisc *q, int64_t now)
 			ntc_wake_at(q->dev, t);
 		return NULL;
 	}
+	if (htb_send(q, cand_ge ? cand_ge : cand_min, best_lv, best_prio, now, &p))
+		goto out;
 	/* the first candidate at or after the round-robin position */
-	for (start = 0; start < n && pr->active[start]->c.classid < pr->rr[best_lv][best_prio];
-	     start++)
-		;
+	n = pr->nactive;
+	start = htb_rr_start(pr, pr->rr[best_lv][best_prio]);
 	for (size_t k = 0; k < n; k++) {
 		struct htb_class *cl = pr->active[(start + k) % n];
 
 		if (cl->elig != best_lv || cl->prio != best_prio)
 			continue;
-		p = ntc_qdisc_dequeue(cl->c.leaf, now);
-		if (!p) /* child not work conserving: try the next one */
-			continue;
-		cl->deficit[best_lv] -= (int32_t)p->len;
-		if (cl->deficit[best_lv] < 0) {
-			cl->deficit[best_lv] += (int32_t)cl->quantum;
-			pr->rr[best_lv][best_prio] = cl->c.classid + 1;
-		} else {
-			pr->rr[best_lv][best_prio] = cl->c.classid;
-		}
-		if (!cl->c.leaf->st.qlen)
-			htb_deactivate(pr, cl);
-		htb_charge(q, cl, best_lv, p, now);
-		goto out;
+		if (htb_send(q, cl, best_lv, best_prio, now, &p))
+			goto out;
 	}
 	return NULL;
 out:
@@ -510,6 +571,7 @@ static void htb_set_params(struct ntc_qdisc *q, struct htb_class *cl, const stru
 	ntc_rate_init(&cl->ceil, o->ceil, (uint16_t)o->overhead, (uint16_t)o->mpu, o->atm);
 	cl->buffer = ntc_ticks2ns(o->buffer);
 	cl->cbuffer = ntc_ticks2ns(o->cbuffer);
+	cl->memo_t = INT64_MIN;
 	cl->prio = o->prio >= HTB_NUMPRIO ? HTB_NUMPRIO - 1 : o->prio;
 	cl->quantum_set = o->quantum != 0;
 	if (!cl->level) {
@@ -634,6 +696,7 @@ static int htb_class_delete(struct ntc_qdisc *q, struct ntc_class *c, struct ntc
 			memset(parent->deficit, 0, sizeof(parent->deficit));
 			parent->tokens = parent->buffer;
 			parent->ctokens = parent->cbuffer;
+			parent->memo_t = INT64_MIN;
 		}
 	}
 	ucg_free(cl);
