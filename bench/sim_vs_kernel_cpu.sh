@@ -1,0 +1,146 @@
+#!/bin/sh
+# bench/sim_vs_kernel_cpu.sh — the simulator's CPU model beside the real kernel.
+#
+# Runs real busy loops in scratch cgroups of this machine's cgroup v1 cpu and cpuacct
+# hierarchies, measures their cpuacct.usage, simulates the same configuration with
+# `ucg sim`, and prints both with their difference; exits 1 if any fraction differs by
+# more than 5 percentage points (0 if they agree, 77 if it cannot run: needs root and
+# v1 cpu + cpuacct mounted under /sys/fs/cgroup).
+#   shares   two loops pinned to CPU 0, cpu.shares 1024 vs 512: fraction of the first
+#   quota    one loop with cfs_quota_us 50000 / period 100000: CPUs used
+#   nested   parent quota 100000 (1 CPU) over two children, 2 loops + 1 loop, on 2 CPUs
+# Usage: sim_vs_kernel_cpu.sh [UCG_BINARY] [SECONDS]
+set -u
+UCG=${1:-build/src/cli/ucg}
+SECS=${2:-4}
+CPU=/sys/fs/cgroup/cpu
+ACCT=/sys/fs/cgroup/cpuacct
+[ "$(id -u)" = 0 ] && [ -w $CPU/cgroup.procs ] && [ -w $ACCT/cgroup.procs ] || {
+	echo "sim_vs_kernel_cpu: needs root and cgroup v1 cpu + cpuacct under /sys/fs/cgroup" >&2
+	exit 77
+}
+[ -x "$UCG" ] || { echo "sim_vs_kernel_cpu: $UCG not built" >&2; exit 77; }
+NAME=ucgsim-$$
+PIDS=""
+TMP=$(mktemp -d)
+cleanup() {
+	for p in $PIDS; do kill $p 2>/dev/null; done
+	wait 2>/dev/null
+	for h in $CPU $ACCT; do
+		for d in $(find $h/$NAME -depth -type d 2>/dev/null); do rmdir $d 2>/dev/null; done
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+# loop CGROUP CPULIST: a busy loop pinned to CPULIST, in CGROUP of both hierarchies
+loop() {
+	taskset -c "$2" sh -c 'while :; do :; done' &
+	p=$!
+	PIDS="$PIDS $p"
+	echo $p > $CPU/$NAME/$1/cgroup.procs
+	echo $p > $ACCT/$NAME/$1/cgroup.procs
+}
+usage() { cat $ACCT/$NAME/$1/cpuacct.usage; }
+stop() { for p in $PIDS; do kill $p 2>/dev/null; done; wait 2>/dev/null; PIDS=""; }
+mk() { mkdir -p $CPU/$NAME/$1 $ACCT/$NAME/$1; }
+
+# sim_share SCENARIO CGROUP: the share column (percent of cpus x time) from the summary
+sim_cpu_s() { "$UCG" sim "$1" | awk -v cg="$2" '$1 == cg && $2 ~ /^[0-9.]+$/ { print $2; exit }'; }
+
+fail=0
+report() { # name kernel sim
+	awk -v n="$1" -v k="$2" -v s="$3" 'BEGIN {
+		d = k - s; if (d < 0) d = -d;
+		printf "%-8s kernel %.4f  sim %.4f  diff %.4f %s\n", n, k, s, d, d <= 0.05 ? "ok" : "DIFFERS";
+		exit d <= 0.05 ? 0 : 1 }' || fail=1
+}
+
+# The scratch parent outweighs everything else in the root (shares 262144 against
+# 1024 per other task), so a loaded machine disturbs the measurement less; absolute
+# figures (quota) still need a machine that is not saturated.
+mkdir -p $CPU/$NAME $ACCT/$NAME
+echo 262144 > $CPU/$NAME/cpu.shares
+
+# --- shares: 1024 vs 512 on one CPU
+mk a; mk b
+echo 1024 > $CPU/$NAME/a/cpu.shares
+echo 512 > $CPU/$NAME/b/cpu.shares
+loop a 0; loop b 0
+sleep "$SECS"
+ua=$(usage a); ub=$(usage b)
+stop
+k=$(awk -v a="$ua" -v b="$ub" 'BEGIN { printf "%.4f", a / (a + b) }')
+cat > $TMP/shares.ucg <<EOS
+cpus 1
+mount -o cpu,cpuacct cpu
+mkdir cpu/a
+mkdir cpu/b
+echo 1024 > cpu/a/cpu.shares
+echo 512 > cpu/b/cpu.shares
+spawn x
+spawn y
+echo \$x > cpu/a/cgroup.procs
+echo \$y > cpu/b/cgroup.procs
+busy x
+busy y
+run ${SECS}s
+EOS
+sa=$(sim_cpu_s $TMP/shares.ucg /a); sb=$(sim_cpu_s $TMP/shares.ucg /b)
+s=$(awk -v a="$sa" -v b="$sb" 'BEGIN { printf "%.4f", a / (a + b) }')
+report shares "$k" "$s"
+rmdir $CPU/$NAME/a $CPU/$NAME/b $ACCT/$NAME/a $ACCT/$NAME/b
+
+# --- quota: 50 ms per 100 ms
+mk q
+echo 50000 > $CPU/$NAME/q/cpu.cfs_quota_us
+u0=$(usage q); t0=$(date +%s%N)
+loop q 0-1
+sleep "$SECS"
+u1=$(usage q); t1=$(date +%s%N)
+stop
+k=$(awk -v u="$((u1 - u0))" -v t="$((t1 - t0))" 'BEGIN { printf "%.4f", u / t }')
+cat > $TMP/quota.ucg <<EOS
+cpus 2
+mount -o cpu,cpuacct cpu
+mkdir cpu/q
+echo 50000 > cpu/q/cpu.cfs_quota_us
+spawn x
+echo \$x > cpu/q/cgroup.procs
+busy x
+run ${SECS}s
+EOS
+s=$(awk -v c="$(sim_cpu_s $TMP/quota.ucg /q)" -v t="$SECS" 'BEGIN { printf "%.4f", c / t }')
+report quota "$k" "$s"
+rmdir $CPU/$NAME/q $ACCT/$NAME/q
+
+# --- nested: parent quota 1 CPU over children with 2 and 1 loops, on 2 CPUs
+mk p; mk p/a; mk p/b
+echo 100000 > $CPU/$NAME/p/cpu.cfs_quota_us
+loop p/a 0; loop p/a 1; loop p/b 0-1
+sleep "$SECS"
+ua=$(usage p/a); ub=$(usage p/b)
+stop
+k=$(awk -v a="$ua" -v b="$ub" 'BEGIN { printf "%.4f", a / (a + b) }')
+cat > $TMP/nested.ucg <<EOS
+cpus 2
+mount -o cpu,cpuacct cpu
+mkdir cpu/p
+mkdir cpu/p/a
+mkdir cpu/p/b
+echo 100000 > cpu/p/cpu.cfs_quota_us
+spawn x
+spawn y
+spawn z
+echo \$x > cpu/p/a/cgroup.procs
+echo \$y > cpu/p/a/cgroup.procs
+echo \$z > cpu/p/b/cgroup.procs
+busy x
+busy y
+busy z
+run ${SECS}s
+EOS
+sa=$(sim_cpu_s $TMP/nested.ucg /p/a); sb=$(sim_cpu_s $TMP/nested.ucg /p/b)
+s=$(awk -v a="$sa" -v b="$sb" 'BEGIN { printf "%.4f", a / (a + b) }')
+report nested "$k" "$s"
+exit $fail
