@@ -56,9 +56,12 @@
  * cpuset (nested cpusets are not intersected) and exclusive sets are not modelled.
  * Nice values, RT classes, cpu.idle and cfs_burst_us are not modelled. The kernel's
  * 5 ms bandwidth slices (a cgroup can overrun its quota by up to one slice per CPU)
- * are not modelled: the quota is exact. The cpuacct controller is not charged
- * through the engine yet (charge.h has no cpuacct section); usage lives in the
- * simulator's own statistics.
+ * are not modelled: the quota is exact. CPU time is charged to the cpuacct
+ * controller (ucg_cpuacct_charge, all user time, spread over CPUs by task index) and
+ * each ended bandwidth period to the cpu controller's cpu.stat
+ * (ucg_cpu_account_period, through a runnable member of the cgroup: a cgroup whose
+ * tasks all sit in its children does not get its periods reported there, only in
+ * the simulator's table).
  */
 #include "sim/sim_impl.h"
 
@@ -67,6 +70,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "controllers/charge.h"
 
 #define RUNTIME_EPS 1000 /* ns: below this a quota counts as used up */
 
@@ -111,6 +115,9 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 			continue;
 		t->cpu_ns += ns;
 		used += ns;
+		/* cpuacct through the controller; the model has no per-CPU placement, so a
+		 * task's time goes to CPU (its index mod N), all of it as user time */
+		ucg_cpuacct_charge(s->e, t->tid, (unsigned)(i % s->nr_cpus), (uint64_t)ns, 0);
 		for (h = 0; h < s->nhier; h++)
 			SIM_CG_UP(t->cg[h], cpu_ns, ns);
 		cg = sim_task_cg(s, t, SIM_SS_CPU);
@@ -399,6 +406,8 @@ void sim_cpu_update(struct sim *s)
 
 		c.next[i] = *head;
 		*head = (int)i;
+		if (cg)
+			cg->rep_tid = c.rt[i]->tid;
 	}
 	r = allocate(&c, hi);
 	if (r == 0 && place(&c))
@@ -426,13 +435,19 @@ static void bandwidth_tick(struct sim *s, struct sim_cg *cg)
 
 	if (cg->quota_ns > 0) {
 		while (s->now >= cg->period_start + cg->period_ns) {
+			int was = cg->throttled;
+			int64_t thr = was ? s->now - cg->throttled_since : 0;
+
 			cg->period_start += cg->period_ns;
 			cg->nr_periods++;
 			cg->runtime_left = cg->quota_ns;
-			if (cg->throttled) {
+			if (was) {
 				cg->throttled = false;
-				cg->throttled_ns += s->now - cg->throttled_since;
+				cg->throttled_ns += thr;
 			}
+			/* cpu.stat through the controller, via a member of the cgroup */
+			if (cg->rep_tid > 0)
+				ucg_cpu_account_period(s->e, cg->rep_tid, was, (uint64_t)thr, 0);
 		}
 		if (!cg->throttled && cg->runtime_left <= RUNTIME_EPS && cg->rate > 0) {
 			cg->throttled = true;

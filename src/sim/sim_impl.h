@@ -69,6 +69,7 @@ struct sim_cg {
 	sim_time throttled_since;
 	uint64_t nr_periods, nr_throttled;
 	int64_t throttled_ns;
+	int rep_tid;            /* a runnable member, to report periods to the controller */
 	double demand, alloc, rate; /* water-filling scratch and current CPUs */
 
 	/* block model (blk.c): per-device throttle clock and fair-queue virtual time */

@@ -74,6 +74,13 @@ static inline int ts_has_file(const char *opts, const char *file)
 	r = ucg_mount(e, opts, &h, NULL);
 	if (r == 0)
 		r = ucg_fs_read_all(e, h, file, &root, &b);
+	if (r < 0 && h && ucg_fs_mkdir(e, h, "/t", 0755, &root) == 0) {
+		/* some files exist only below the root (freezer.state) */
+		char path[256];
+
+		snprintf(path, sizeof(path), "/t%s", file);
+		r = ucg_fs_read_all(e, h, path, &root, &b);
+	}
 	ucg_buf_fini(&b);
 	ucg_engine_free(e);
 	return r == 0;

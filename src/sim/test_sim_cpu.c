@@ -177,6 +177,34 @@ static void test_freezer(void)
 	sim_free(s);
 }
 
+static void test_controller_fed(void)
+{
+	struct sim_err err;
+	struct ucg_buf b;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("cpuacct", "/cpuacct.usage") || !ts_has_file("cpu", "/cpu.stat"))
+		T_SKIP("cpuacct.usage / cpu.stat not served");
+	s = ts_run("cpus 1\nmount -o cpu,cpuacct cpu\nmkdir cpu/q\necho 25000 > cpu/q/cpu.cfs_quota_us\n"
+		   "spawn x\necho $x > cpu/q/cgroup.procs\nbusy x\nrun 2s\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	ucg_buf_init(&b);
+	T_EQ_INT(ucg_fs_read_all(s->e, sim_hier_by_name(s, "cpu")->h, "/q/cpuacct.usage",
+				 &s->root_cred, &b), 0);
+	/* the controller holds what the model charged: 2 s at 0.25 CPU */
+	T_EQ_INT(strtoll(b.data, NULL, 10), ts_cg(s, "cpu", "/q")->cpu_ns);
+	T_EQ_INT(strtoll(b.data, NULL, 10), SIM_SEC / 2);
+	ucg_buf_reset(&b);
+	T_EQ_INT(ucg_fs_read_all(s->e, sim_hier_by_name(s, "cpu")->h, "/q/cpu.stat",
+				 &s->root_cred, &b), 0);
+	T_CHECK(strstr(b.data, "nr_throttled 20\n") != NULL);
+	T_CHECK(strstr(b.data, "throttled_time 1500000000\n") != NULL);
+	ucg_buf_fini(&b);
+	sim_free(s);
+}
+
 int main(void)
 {
 	T_RUN(test_equal_no_hierarchy);
@@ -187,5 +215,6 @@ int main(void)
 	T_RUN(test_accounting_all_hierarchies);
 	T_RUN(test_cpuset);
 	T_RUN(test_freezer);
+	T_RUN(test_controller_fed);
 	return t_done();
 }

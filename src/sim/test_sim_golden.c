@@ -71,6 +71,31 @@ static void run_one(const char *name, const char *text, size_t len, enum sim_cha
 	sim_free(s);
 }
 
+/* The engine's struct sizes (debug.engine_stats "bytes_*" lines) change whenever
+ * someone adds a field; they are blanked before comparing, everything else is
+ * compared byte for byte. */
+static void normalise(char *t, size_t *len)
+{
+	char *r = t, *w = t, *end = t + *len;
+	int bol = 1;
+
+	while (r < end) {
+		if (bol && end - r > 6 && !strncmp(r, "bytes_", 6)) {
+			while (r < end && *r != ' ' && *r != '\n')
+				*w++ = *r++;
+			if (r < end && *r == ' ') {
+				*w++ = *r++;
+				while (r < end && *r >= '0' && *r <= '9')
+					r++;
+				*w++ = '#';
+			}
+		}
+		bol = *r == '\n';
+		*w++ = *r++;
+	}
+	*len = (size_t)(w - t);
+}
+
 static void check(const struct golden *g)
 {
 	const char *root = getenv("UCG_SOURCE_ROOT");
@@ -108,6 +133,8 @@ static void check(const struct golden *g)
 		want = slurp(gpath, &wlen);
 		T_CHECK(want != NULL);
 		if (want) {
+			normalise(want, &wlen);
+			normalise(a.data, &a.len);
 			T_EQ_INT(a.len, wlen);
 			if (a.len != wlen || memcmp(a.data, want, wlen)) {
 				size_t i = 0;
