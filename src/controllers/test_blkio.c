@@ -271,6 +271,31 @@ static void test_custom_devices_and_alloc_failure(void)
 	teardown();
 }
 
+static void test_mount_alloc_failure(void)
+{
+	long n;
+
+	/* the root's per-device state is allocated at mount: every failure unwinds */
+	for (n = 0; n < 400; n++) {
+		struct ucg_hierarchy *hh = NULL;
+		int r;
+
+		e = fx_engine();
+		ucg_alloc_fail_after(n);
+		r = ucg_mount(e, "blkio", &hh, NULL);
+		ucg_alloc_fail_after(-1);
+		if (r == 0) {
+			h = hh;
+			T_CHECK(strstr(rd("/blkio.throttle.io_serviced"), "254:0 Total 0\n") != NULL);
+			teardown();
+			break;
+		}
+		T_EQ_INT(r, -ENOMEM);
+		teardown();
+	}
+	T_CHECK(n < 400);
+}
+
 int main(void)
 {
 	T_RUN(test_files);
@@ -279,5 +304,6 @@ int main(void)
 	T_RUN(test_io_accounting_and_limits);
 	T_RUN(test_bfq_weight);
 	T_RUN(test_custom_devices_and_alloc_failure);
+	T_RUN(test_mount_alloc_failure);
 	return t_done();
 }

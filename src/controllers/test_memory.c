@@ -350,6 +350,16 @@ static void test_u64_files(void)
 	T_EQ_STR(rd("/a/memory.swappiness"), "16\n");
 	T_EQ_INT(fx_mkdir(e, h, "/a/b"), 0);
 	T_EQ_STR(rd("/a/b/memory.swappiness"), "16\n"); /* the parent's value */
+	/* the soft limit and the limits are not inherited */
+	T_EQ_INT(wr("/a/memory.soft_limit_in_bytes", "1M"), 0);
+	T_EQ_INT(wr("/a/memory.limit_in_bytes", "1M"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a/c"), 0);
+	T_EQ_STR(rd("/a/c/memory.soft_limit_in_bytes"), MEMMAX);
+	T_EQ_STR(rd("/a/c/memory.limit_in_bytes"), MEMMAX);
+	/* the root's value (the global one) is inherited too */
+	T_EQ_INT(wr("/memory.swappiness", "33"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/d"), 0);
+	T_EQ_STR(rd("/d/memory.swappiness"), "33\n");
 	T_EQ_INT(wr("/a/memory.use_hierarchy", "0"), -EINVAL);
 	T_EQ_INT(wr("/a/memory.use_hierarchy", "2"), -EINVAL);
 	T_EQ_INT(wr("/a/memory.use_hierarchy", "abc"), -EINVAL);
