@@ -14,18 +14,14 @@
  *            limit was hit (6.18, v1). peak is the counter's watermark, which the
  *            rollback does not lower, so a child's peak can exceed an ancestor's max.
  *   cancel:  another controller refused the fork: uncharge 1.
- *   exit:    uncharge 1.
+ *   release: uncharge 1 when the exited task is reaped, from the cgroup it exited in:
+ *            as in the kernel (release_task), a zombie still counts in pids.current
+ *            until its parent waits for it (verified: 2, then 1 after waitpid).
  *   attach:  the charge moves from the old cgroup to the new one ignoring every limit
  *            (migration is never refused; current may then exceed max).
  *
  * Unlimited is PIDS_MAX = PID_MAX_LIMIT + 1 = 4194305, printed "max". pids.max takes
  * "max" or 0..4194304 (the core's write_max kind: stripped, strtoll base 0).
- *
- * Deviation: the kernel uncharges a task when it is reaped (release_task), so a zombie
- * still counts in pids.current until its parent waits for it (verified: 2, then 1
- * after waitpid); the engine's exit hook runs at exit, so here it stops counting at
- * ucg_task_exit(). Modelling it needs a release hook at ucg_task_reap() with the
- * css_set the task died in, which the engine does not keep.
  *
  * Limits: the kernel logs "cgroup: fork rejected by pids controller in <path>" on the
  * first refusal; the engine never prints, so that message is not produced.
@@ -102,7 +98,7 @@ static void pids_cancel_fork(struct ucg_task *child, struct ucg_css *css)
 	pids_uncharge(pids_of(css));
 }
 
-static void pids_exit(struct ucg_task *task, struct ucg_css *css)
+static void pids_release(struct ucg_task *task, struct ucg_css *css)
 {
 	pids_uncharge(pids_of(css));
 }
@@ -197,7 +193,7 @@ const struct ucg_subsys ucg_pids_subsys = {
 	.css_alloc = pids_css_alloc,
 	.can_fork = pids_can_fork,
 	.cancel_fork = pids_cancel_fork,
-	.exit = pids_exit,
+	.release = pids_release,
 	.attach = pids_attach,
 	.files = pids_files,
 };

@@ -101,13 +101,15 @@ static void test_fork_limit(void)
 	/* The refused task does not exist. */
 	T_EQ_INT(ucg_task_exit(e, 103), -ESRCH);
 	T_EQ_STR(fx_read(e, h, "/p/tasks"), "100\n101\n102\n");
-	/* Exit frees a slot; a thread counts like a process. */
+	/* A zombie still counts until it is reaped (verified on 6.18). */
 	T_EQ_INT(ucg_task_exit(e, 102), 0);
-	T_EQ_STR(fx_read(e, h, "/p/pids.current"), "2\n");
-	fx_thread(e, 100, 100, 105, 0);
 	T_EQ_STR(fx_read(e, h, "/p/pids.current"), "3\n");
-	/* Reaping a zombie does not uncharge twice. */
+	T_EQ_STR(fx_read(e, h, "/p/tasks"), "100\n101\n");
+	T_EQ_INT(do_fork(e, 100, 105), -EAGAIN);
 	T_EQ_INT(ucg_task_reap(e, 102), 0);
+	T_EQ_STR(fx_read(e, h, "/p/pids.current"), "2\n");
+	/* A thread counts like a process. */
+	fx_thread(e, 100, 100, 105, 0);
 	T_EQ_STR(fx_read(e, h, "/p/pids.current"), "3\n");
 	/* Lowering max below current is allowed; tasks stay, forks fail. */
 	T_EQ_INT(fx_write(e, h, "/p/pids.max", "1"), 0);
@@ -208,6 +210,36 @@ static void test_fork_refused_leaves_nothing(void)
 	ucg_engine_free(e);
 }
 
+/* A zombie keeps its charge even after its cgroup and that cgroup's parent are
+ * removed; the reap uncharges what is left of the tree. */
+static void test_zombie_outlives_cgroups(void)
+{
+	struct ucg_engine *e = fx_engine();
+	struct ucg_hierarchy *h = fx_mount(e, "pids");
+
+	fx_proc(e, 100, 0);
+	fx_proc(e, 200, 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a/b"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a/b/c"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/b/c/cgroup.procs", "100"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/cgroup.procs", "200"), 0);
+	T_EQ_INT(ucg_task_exit(e, 100), 0);
+	/* The zombie does not populate its cgroup: rmdir works. */
+	T_EQ_INT(fx_rmdir(e, h, "/a/b/c"), 0);
+	T_EQ_INT(fx_rmdir(e, h, "/a/b"), 0);
+	T_EQ_STR(fx_read(e, h, "/a/pids.current"), "2\n");
+	T_EQ_INT(ucg_task_reap(e, 100), 0);
+	T_EQ_STR(fx_read(e, h, "/a/pids.current"), "1\n");
+	/* Engine teardown with an unreaped zombie in a removed cgroup. */
+	T_EQ_INT(fx_mkdir(e, h, "/a/d"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/d/cgroup.procs", "200"), 0);
+	T_EQ_INT(ucg_task_exit(e, 200), 0);
+	T_EQ_INT(fx_rmdir(e, h, "/a/d"), 0);
+	T_EQ_INT(fx_rmdir(e, h, "/a"), 0);
+	ucg_engine_free(e);
+}
+
 static void test_alloc_failure(void)
 {
 	long n;
@@ -243,6 +275,7 @@ int main(void)
 	T_RUN(test_hierarchy_events_peak);
 	T_RUN(test_migration_ignores_limit);
 	T_RUN(test_fork_refused_leaves_nothing);
+	T_RUN(test_zombie_outlives_cgroups);
 	T_RUN(test_alloc_failure);
 	return t_done();
 }

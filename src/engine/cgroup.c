@@ -191,12 +191,15 @@ static struct ucg_cgroup *cgroup_alloc(struct ucg_hierarchy *h, const char *name
 static void cgroup_free(struct ucg_cgroup *cg)
 {
 	struct ucg_hierarchy *h = cg->h;
+	struct ucg_cgroup *parent = cg->pins_parent ? cg->parent : NULL;
 
 	ucg_cgroup_css_destroy(cg, h->ss_mask);
 	ucg_htable_fini(&cg->child_names);
 	ucg_free(cg->file_attrs);
 	ucg_free(cg->name);
 	ucg_free(cg);
+	if (parent)
+		ucg_cgroup_put(parent);
 	ucg_hierarchy_put(h);
 }
 
@@ -255,6 +258,13 @@ int ucg_cgroup_create(struct ucg_cgroup *parent, const char *name, size_t len, u
 	if (r < 0)
 		goto fail;
 	ucg_htable_insert(&parent->child_names, &cg->name_node, name_hash(name, len));
+	/* A removed child kept alive (open file, zombie) may still reach its parent's
+	 * controller state (pids uncharges a reaped zombie up the tree), so it pins a
+	 * non-root parent; the root is freed with its hierarchy and never reached. */
+	if (parent->parent) {
+		ucg_cgroup_get(parent);
+		cg->pins_parent = 1;
+	}
 	ucg_list_add_tail(&parent->children, &cg->sibling);
 	parent->nr_children++;
 	h->nr_cgroups++;

@@ -10,7 +10,8 @@
  * Attach is two-phase: can_attach for every controller of the hierarchy; if one
  * refuses, cancel_attach for those that accepted; else attach for all.
  * Fork: can_fork for every controller in every hierarchy of the child's css_set, then
- * fork; cancel_fork undoes a can_fork when a later one refused. exit: the task died.
+ * fork; cancel_fork undoes a can_fork when a later one refused. exit: the task died;
+ * release: its zombie was reaped.
  */
 #ifndef UCG_ENGINE_SUBSYS_H
 #define UCG_ENGINE_SUBSYS_H
@@ -59,6 +60,10 @@ struct ucg_subsys {
 	void (*cancel_fork)(struct ucg_task *child, struct ucg_css *css);
 	void (*fork)(struct ucg_task *child, struct ucg_css *css);
 	void (*exit)(struct ucg_task *task, struct ucg_css *css);
+	/* The exited task is reaped: css is where it was when it exited (a removed
+	 * cgroup's css stays allocated until then). pids uncharges here, as the kernel
+	 * does in release_task: a zombie still counts. */
+	void (*release)(struct ucg_task *task, struct ucg_css *css);
 
 	/* NULL-terminated (name == NULL) table of the controller's own files. */
 	const struct ucg_cftype *files;

@@ -229,7 +229,7 @@ int ucg_task_exit(struct ucg_engine *e, int tid)
 	t->exited = 1;
 	t->cset = NULL;
 	ucg_css_set_del_task(cs, t);
-	ucg_css_set_put(e, cs);
+	t->dead_cset = cs; /* keeps the reference until the reap */
 	return 0;
 }
 
@@ -241,6 +241,18 @@ int ucg_task_reap(struct ucg_engine *e, int tid)
 	if (!t)
 		return -ESRCH;
 	ucg_task_exit(e, tid);
+	if (t->dead_cset) {
+		struct ucg_hierarchy *h = NULL;
+		int i;
+
+		while ((h = ucg_hierarchy_next(e, h)))
+			for (i = 0; i < UCG_SUBSYS_COUNT; i++)
+				if ((h->ss_mask & (1u << i)) && ucg_subsys_table[i]->release)
+					ucg_subsys_table[i]->release(
+						t, ucg_css_set_cgroup(t->dead_cset, h)->css[i]);
+		ucg_css_set_put(e, t->dead_cset);
+		t->dead_cset = NULL;
+	}
 	tg = t->tg;
 	ucg_list_del(&t->tg_node);
 	ucg_htable_remove(&e->tasks, &t->node);

@@ -84,6 +84,7 @@ struct ucg_cgroup {
 	unsigned clone_children : 1;
 	unsigned removed : 1;
 	unsigned release_queued : 1;
+	unsigned pins_parent : 1; /* holds a reference on a non-root parent */
 	/* References: the tree holds one until rmdir; each open file and a queued release
 	 * notification hold one. Freed when it drops to zero. */
 	int refcnt;
@@ -123,6 +124,9 @@ struct ucg_task {
 	struct ucg_tgroup *tg;
 	struct ucg_list tg_node;
 	struct ucg_css_set *cset; /* NULL when exited (a zombie is in no cgroup) */
+	/* The set it exited in, referenced until it is reaped, for the release hooks
+	 * (the kernel's zombie keeps its css_set until release_task). */
+	struct ucg_css_set *dead_cset;
 	struct ucg_list cset_node;
 	int exited;
 	/* freezer (owned by controllers/freezer.c): the task was asked to stop, and the

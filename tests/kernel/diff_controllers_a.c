@@ -259,6 +259,34 @@ static void kill_forked(void)
 	nforked = 0;
 }
 
+/* Kills the forked tasks without reaping them: zombies of the forker. */
+static void zombify_forked(void)
+{
+	int i, tries;
+
+	for (i = 0; i < nforked; i++) {
+		char f[64], buf[256];
+		FILE *fp;
+
+		kill(forked[i], SIGKILL);
+		snprintf(f, sizeof(f), "/proc/%d/stat", (int)forked[i]);
+		for (tries = 0; tries < 200; tries++) {
+			char *rp;
+
+			fp = fopen(f, "r");
+			if (!fp)
+				break;
+			rp = fgets(buf, sizeof(buf), fp);
+			fclose(fp);
+			if (rp && strstr(buf, ") Z "))
+				break;
+			usleep(5000);
+		}
+		if (eng)
+			ucg_task_exit(eng, forked[i]);
+	}
+}
+
 /* ---- the script runner ---------------------------------------------------------------- */
 
 /* Reads until the kernel has settled a freezer state (FREEZING is transient). */
@@ -301,7 +329,8 @@ static void compare_affinity(const char *line, int idx)
 }
 
 /* OP PATH [VALUE]: w write, r read, R read after freezer settles, m mkdir, d rmdir,
- * F fork in the forker, A affinity of child N (PATH is N), K kill forked tasks. */
+ * F fork in the forker, A affinity of child N (PATH is N), Z kill forked tasks and
+ * leave them zombies, K kill and reap them. */
 static void run(const char *const *script, size_t n)
 {
 	struct ucg_cred root = ucg_cred_root();
@@ -319,6 +348,10 @@ static void run(const char *const *script, size_t n)
 		}
 		if (op == 'K') {
 			kill_forked();
+			continue;
+		}
+		if (op == 'Z') {
+			zombify_forked();
 			continue;
 		}
 		sp = strchr(line + 2, ' ');
@@ -517,7 +550,7 @@ static const char *const pids_script[] = {
 	"r /S/pids.current", "F", "F", "F", "F", "r /S/pids.current", "r /S/q/pids.current",
 	"r /S/q/pids.events", "r /S/pids.events", "r /S/q/pids.peak", "r /S/pids.peak",
 	"w /S/pids.max 0", "w /S/cgroup.procs $0", "r /S/pids.current", "r /S/pids.events",
-	"K", "r /S/pids.current", "w /S/pids.max max", "F", "r /S/q/pids.current",
+	"Z", "r /S/pids.current", "r /S/q/pids.current", "r /S/q/tasks", "K", "r /S/pids.current", "w /S/pids.max max", "F", "r /S/q/pids.current",
 };
 
 static const char *const freezer_script[] = {
