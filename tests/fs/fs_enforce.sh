@@ -54,7 +54,7 @@ if A=$(mnt a cpuacct 2>/dev/null); then
 	echo $B > $A/acct/cgroup.procs
 	sleep 2.2 # the daemon samples once a second
 	U=$(cat $A/acct/cpuacct.usage)
-	R=$(awk '{print ($14+$15)*10000000}' /proc/$B/stat) # its real time, ns (USER_HZ 100)
+	R=$(awk '{printf "%.0f\n", ($14+$15)*10000000}' /proc/$B/stat) # its real time, ns (USER_HZ 100)
 	# sampled at most 1 s ago: within one second of CPU of the truth, never above it
 	check "cpuacct.usage within 1 s of real" "$([ "$U" -ge $((R - 1000000000)) ] && [ "$U" -gt 0 ] && echo yes)" "yes"
 	check "cpuacct.usage <= its real CPU time" "$([ "$U" -le "$R" ] && echo yes)" "yes"
@@ -63,7 +63,7 @@ if A=$(mnt a cpuacct 2>/dev/null); then
 	# an exited task's last CPU time is counted too (taskstats at exit)
 	mkdir $A/gone
 	bash -c 'echo $BASHPID > '$A'/gone/cgroup.procs; end=$((SECONDS + 2)); while [ $SECONDS -lt $end ]; do :; done
-		awk "{print (\$14+\$15)*10000000}" /proc/$BASHPID/stat > '$SCRATCH'/ctime'
+		awk "{printf \"%.0f\n\", (\$14+\$15)*10000000}" /proc/$BASHPID/stat > '$SCRATCH'/ctime'
 	sleep 1.2
 	U=$(cat $A/gone/cpuacct.usage); R=$(cat $SCRATCH/ctime)
 	# at least its time up to the last read; a little more for its tail and the awk child
