@@ -6,10 +6,14 @@
 
 int ucg_proc_cgroup(struct ucg_engine *e, int pid, int thread, struct ucg_buf *out)
 {
-	struct ucg_task *t = ucg_task_find(e, pid);
+	struct ucg_task *t;
 	struct ucg_hierarchy *order[UCG_MAX_HIERARCHIES], *h = NULL;
 	int n = 0, i, j;
 
+	/* A process forked a moment ago must be known: let the provider catch up. */
+	if (e->cfg.provider && e->cfg.provider->sync)
+		e->cfg.provider->sync(e->cfg.provider_ctx, e);
+	t = ucg_task_find(e, pid);
 	if (!t)
 		return -ESRCH;
 	/* Newest hierarchy first (descending id until ids wrap). */
