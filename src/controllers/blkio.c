@@ -37,6 +37,7 @@
 #include "base/kctype.h"
 #include "controllers/charge.h"
 #include "engine/cgroup.h"
+#include "engine/hierarchy.h"
 #include "engine/task.h"
 #include "engine/types.h"
 
@@ -500,8 +501,7 @@ static int task_blkcg(struct ucg_engine *e, int tid, struct blkcg **ret)
 
 	if (!t || t->exited)
 		return -ESRCH;
-	while ((h = ucg_hierarchy_next(e, h)) && !(h->ss_mask & (1u << UCG_SS_blkio)))
-		;
+	h = ucg_subsys_hierarchy(e, UCG_SS_blkio);
 	*ret = h ? cgroup_blkcg(ucg_task_cgroup(t, h)) : NULL;
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include "controllers/charge.h"
 #include "controllers/devices_rules.h"
 #include "engine/cgroup.h"
+#include "engine/hierarchy.h"
 #include "engine/task.h"
 #include "engine/types.h"
 
@@ -150,8 +151,7 @@ int ucg_devices_may_access(struct ucg_engine *e, int tid, char type, uint32_t ma
 		dtype = UCG_DEV_CHAR;
 	else
 		return -EINVAL;
-	while ((h = ucg_hierarchy_next(e, h)) && !(h->ss_mask & (1u << UCG_SS_devices)))
-		;
+	h = ucg_subsys_hierarchy(e, UCG_SS_devices);
 	if (!h)
 		return 0; /* devices bound nowhere: the root allows everything */
 	return ucg_devrules_may_access(&cgroup_devcg(ucg_task_cgroup(t, h))->rules, dtype, major,

@@ -23,6 +23,7 @@
 #include "controllers/charge.h"
 #include "controllers/counter.h"
 #include "engine/cgroup.h"
+#include "engine/hierarchy.h"
 #include "engine/task.h"
 #include "engine/types.h"
 
@@ -212,11 +213,7 @@ static int numa_stat_show(struct ucg_of *of, struct ucg_buf *out)
 
 static struct ucg_hierarchy *hugetlb_hierarchy(struct ucg_engine *e)
 {
-	struct ucg_hierarchy *h = NULL;
-
-	while ((h = ucg_hierarchy_next(e, h)) && !(h->ss_mask & (1u << UCG_SS_hugetlb)))
-		;
-	return h;
+	return ucg_subsys_hierarchy(e, UCG_SS_hugetlb);
 }
 
 static int task_hcg(struct ucg_engine *e, int tid, struct hugetlb_cg **ret)

@@ -38,6 +38,7 @@
 #include "controllers/charge.h"
 #include "controllers/counter.h"
 #include "engine/cgroup.h"
+#include "engine/hierarchy.h"
 #include "engine/task.h"
 #include "engine/types.h"
 
@@ -570,11 +571,7 @@ static int empty_show(struct ucg_of *of, struct ucg_buf *out)
 
 static struct ucg_hierarchy *memory_hierarchy(struct ucg_engine *e)
 {
-	struct ucg_hierarchy *h = NULL;
-
-	while ((h = ucg_hierarchy_next(e, h)) && !(h->ss_mask & (1u << UCG_SS_memory)))
-		;
-	return h;
+	return ucg_subsys_hierarchy(e, UCG_SS_memory);
 }
 
 /* The task's memcg: 0 and *ret (NULL if memory is bound nowhere), or -ESRCH. */

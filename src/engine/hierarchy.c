@@ -49,6 +49,15 @@ struct ucg_hierarchy *ucg_hierarchy_find(struct ucg_engine *e, int id)
 	return NULL;
 }
 
+struct ucg_hierarchy *ucg_subsys_hierarchy(struct ucg_engine *e, int id)
+{
+	struct ucg_hierarchy *h = NULL;
+
+	while ((h = ucg_hierarchy_next(e, h)) && !(h->ss_mask & (1u << id)))
+		;
+	return h;
+}
+
 /* ---- file tables ------------------------------------------------------------------ */
 
 static void free_files(struct ucg_dirfile *f, int n)

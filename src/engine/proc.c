@@ -1,5 +1,6 @@
 /* engine/proc.c — the texts of /proc/PID/cgroup and /proc/cgroups (core.md §9). */
 #include "engine/cgroup.h"
+#include "engine/hierarchy.h"
 #include "engine/task.h"
 
 #include <errno.h>
@@ -43,10 +44,7 @@ int ucg_proc_cgroups(struct ucg_engine *e, struct ucg_buf *out)
 
 	ucg_buf_puts(out, "#subsys_name\thierarchy\tnum_cgroups\tenabled\n");
 	for (i = 0; i < UCG_SUBSYS_COUNT; i++) {
-		struct ucg_hierarchy *h = NULL;
-
-		while ((h = ucg_hierarchy_next(e, h)) && !(h->ss_mask & (1u << i)))
-			;
+		struct ucg_hierarchy *h = ucg_subsys_hierarchy(e, i);
 		/* An unbound controller sits on the (unmodelled) v2 root: 1 cgroup. */
 		ucg_buf_printf(out, "%s\t%d\t%d\t1\n", ucg_subsys_table[i]->name, h ? h->id : 0,
 			       h ? h->nr_cgroups : 1);

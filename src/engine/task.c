@@ -10,6 +10,7 @@
 #include "engine/task.h"
 #include "base/alloc.h"
 #include "engine/cgroup.h"
+#include "engine/hierarchy.h"
 #include "engine/css_set.h"
 
 #include <errno.h>
@@ -140,8 +141,7 @@ static int fork_check(struct ucg_engine *e, struct ucg_task *child, struct ucg_c
 			break;
 		if (!(e->bound_mask & (1u << i)) || (!ss->can_fork && !ss->cancel_fork))
 			continue;
-		while ((h = ucg_hierarchy_next(e, h)) && !(h->ss_mask & (1u << i)))
-			;
+		h = ucg_subsys_hierarchy(e, i);
 		if (!h)
 			continue;
 		css = ucg_css_set_cgroup(cs, h)->css[i];
