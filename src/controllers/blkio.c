@@ -496,13 +496,12 @@ static int bfq_weight_device_write(struct ucg_of *of, const char *buf, size_t le
 
 static int task_blkcg(struct ucg_engine *e, int tid, struct blkcg **ret)
 {
-	struct ucg_task *t = ucg_task_find(e, tid);
-	struct ucg_hierarchy *h = NULL;
+	struct ucg_cgroup *cg;
+	int r = ucg_task_subsys_cgroup(e, tid, UCG_SS_blkio, &cg);
 
-	if (!t || t->exited)
-		return -ESRCH;
-	h = ucg_subsys_hierarchy(e, UCG_SS_blkio);
-	*ret = h ? cgroup_blkcg(ucg_task_cgroup(t, h)) : NULL;
+	if (r < 0)
+		return r;
+	*ret = cg ? cgroup_blkcg(cg) : NULL;
 	return 0;
 }
 

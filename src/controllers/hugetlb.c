@@ -211,48 +211,28 @@ static int numa_stat_show(struct ucg_of *of, struct ucg_buf *out)
 
 /* ---- charging API (charge.h) ------------------------------------------------------------- */
 
-static struct ucg_hierarchy *hugetlb_hierarchy(struct ucg_engine *e)
-{
-	return ucg_subsys_hierarchy(e, UCG_SS_hugetlb);
-}
-
 static int task_hcg(struct ucg_engine *e, int tid, struct hugetlb_cg **ret)
 {
-	struct ucg_task *t = ucg_task_find(e, tid);
-	struct ucg_hierarchy *h;
+	struct ucg_cgroup *cg;
+	int r = ucg_task_subsys_cgroup(e, tid, UCG_SS_hugetlb, &cg);
 
-	if (!t || t->exited)
-		return -ESRCH;
-	h = hugetlb_hierarchy(e);
-	*ret = h ? cgroup_hcg(ucg_task_cgroup(t, h)) : NULL;
+	if (r < 0)
+		return r;
+	*ret = cg ? cgroup_hcg(cg) : NULL;
 	return 0;
 }
 
 static int path_hcg(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 		    struct hugetlb_cg **ret)
 {
-	struct ucg_cred root = ucg_cred_root();
-	struct ucg_stat st;
-	struct ucg_cgroup *cg = h->root;
-	const char *p = path, *s;
+	struct ucg_cgroup *cg;
 	int r;
 
 	if (!(h->ss_mask & (1u << UCG_SS_hugetlb)))
 		return -EINVAL;
-	r = ucg_fs_getattr(e, h, path, &root, &st);
+	r = ucg_cgroup_lookup(h, path, &cg);
 	if (r < 0)
 		return r;
-	if (!S_ISDIR(st.mode))
-		return -ENOTDIR;
-	while (*p) {
-		while (*p == '/')
-			p++;
-		s = p;
-		while (*p && *p != '/')
-			p++;
-		if (p > s)
-			cg = ucg_cgroup_find_child(cg, s, (size_t)(p - s));
-	}
 	*ret = cgroup_hcg(cg);
 	return 0;
 }

@@ -569,21 +569,15 @@ static int empty_show(struct ucg_of *of, struct ucg_buf *out)
 
 /* ---- charging API (charge.h) ----------------------------------------------------------- */
 
-static struct ucg_hierarchy *memory_hierarchy(struct ucg_engine *e)
-{
-	return ucg_subsys_hierarchy(e, UCG_SS_memory);
-}
-
 /* The task's memcg: 0 and *ret (NULL if memory is bound nowhere), or -ESRCH. */
 static int task_memcg(struct ucg_engine *e, int tid, struct memcg **ret)
 {
-	struct ucg_task *t = ucg_task_find(e, tid);
-	struct ucg_hierarchy *h;
+	struct ucg_cgroup *cg;
+	int r = ucg_task_subsys_cgroup(e, tid, UCG_SS_memory, &cg);
 
-	if (!t || t->exited)
-		return -ESRCH;
-	h = memory_hierarchy(e);
-	*ret = h ? cgroup_memcg(ucg_task_cgroup(t, h)) : NULL;
+	if (r < 0)
+		return r;
+	*ret = cg ? cgroup_memcg(cg) : NULL;
 	return 0;
 }
 
@@ -591,29 +585,14 @@ static int task_memcg(struct ucg_engine *e, int tid, struct memcg **ret)
 static int path_memcg(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 		      struct memcg **ret)
 {
-	struct ucg_cred root = ucg_cred_root();
-	struct ucg_stat st;
 	struct ucg_cgroup *cg;
-	const char *p = path, *s;
 	int r;
 
 	if (!(h->ss_mask & (1u << UCG_SS_memory)))
 		return -EINVAL;
-	r = ucg_fs_getattr(e, h, path, &root, &st);
+	r = ucg_cgroup_lookup(h, path, &cg);
 	if (r < 0)
 		return r;
-	if (!S_ISDIR(st.mode))
-		return -ENOTDIR;
-	cg = h->root;
-	while (*p) {
-		while (*p == '/')
-			p++;
-		s = p;
-		while (*p && *p != '/')
-			p++;
-		if (p > s)
-			cg = ucg_cgroup_find_child(cg, s, (size_t)(p - s));
-	}
 	*ret = cgroup_memcg(cg);
 	return 0;
 }

@@ -344,6 +344,32 @@ void ucg_cgroup_put(struct ucg_cgroup *cg)
 		cgroup_free(cg);
 }
 
+int ucg_cgroup_lookup(struct ucg_hierarchy *h, const char *path, struct ucg_cgroup **ret)
+{
+	struct ucg_cgroup *cg = h->root;
+	const char *p = path, *s;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	while (*p) {
+		struct ucg_cgroup *child;
+
+		while (*p == '/')
+			p++;
+		s = p;
+		while (*p && *p != '/')
+			p++;
+		if (p == s)
+			break;
+		child = ucg_cgroup_find_child(cg, s, (size_t)(p - s));
+		if (!child)
+			return ucg_cgroup_find_file(cg, s, (size_t)(p - s)) >= 0 ? -ENOTDIR : -ENOENT;
+		cg = child;
+	}
+	*ret = cg;
+	return 0;
+}
+
 static int path_rec(const struct ucg_cgroup *cg, struct ucg_buf *out)
 {
 	if (!cg->parent)

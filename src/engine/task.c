@@ -47,6 +47,18 @@ struct ucg_cgroup *ucg_task_cgroup(const struct ucg_task *t, const struct ucg_hi
 	return t->cset ? ucg_css_set_cgroup(t->cset, h) : h->root;
 }
 
+int ucg_task_subsys_cgroup(struct ucg_engine *e, int tid, int id, struct ucg_cgroup **ret)
+{
+	struct ucg_task *t = ucg_task_find(e, tid);
+	struct ucg_hierarchy *h;
+
+	if (!t || t->exited)
+		return -ESRCH;
+	h = ucg_subsys_hierarchy(e, id);
+	*ret = h ? ucg_task_cgroup(t, h) : NULL;
+	return 0;
+}
+
 size_t ucg_task_count(const struct ucg_engine *e)
 {
 	return e->tasks.count;

@@ -11,6 +11,10 @@ struct ucg_tgroup *ucg_tgroup_find(struct ucg_engine *e, int tgid);
 /* The cgroup t is in within h (h's root for a zombie). */
 struct ucg_cgroup *ucg_task_cgroup(const struct ucg_task *t, const struct ucg_hierarchy *h);
 
+/* The cgroup live task tid is in, in the hierarchy controller id is bound to: 0 with
+ * *ret (NULL when the controller is bound nowhere), or -ESRCH for an unknown or exited
+ * task. */
+int ucg_task_subsys_cgroup(struct ucg_engine *e, int tid, int id, struct ucg_cgroup **ret);
 /* Writes pid to dst's cgroup.procs (threadgroup=1) or tasks (0) on behalf of the
  * opener cred, after the cgroup-removed and parse checks: resolves the task, checks
  * kthreads and credentials, runs the controllers' two-phase attach. */

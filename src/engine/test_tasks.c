@@ -405,7 +405,14 @@ static void test_transfer(void)
 	T_EQ_INT(fx_mkdir(e, h, "/p/c"), 0);
 	T_EQ_INT(fx_write(e, h, "/p/c/cgroup.procs", "10"), 0);
 	T_EQ_INT(fx_write(e, h, "/p/c/cgroup.procs", "12"), 0);
-	from = ucg_cgroup_find_child(ucg_cgroup_find_child(h->root, "p", 1), "c", 1);
+	T_EQ_INT(ucg_cgroup_lookup(h, "//p//c/", &from), 0);
+	T_CHECK(from == ucg_cgroup_find_child(ucg_cgroup_find_child(h->root, "p", 1), "c", 1));
+	T_EQ_INT(ucg_cgroup_lookup(h, "/", &to), 0);
+	T_CHECK(to == h->root);
+	T_EQ_INT(ucg_cgroup_lookup(h, "/p/tasks", &to), -ENOTDIR);
+	T_EQ_INT(ucg_cgroup_lookup(h, "/p/tasks/x", &to), -ENOTDIR);
+	T_EQ_INT(ucg_cgroup_lookup(h, "/p/none", &to), -ENOENT);
+	T_EQ_INT(ucg_cgroup_lookup(h, "p", &to), -EINVAL);
 	to = from->parent;
 	T_EQ_INT(ucg_task_transfer(e, from, to), 3);
 	T_EQ_STR(fx_read(e, h, "/p/tasks"), "10\n11\n12\n");
