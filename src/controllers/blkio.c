@@ -505,22 +505,13 @@ static int task_blkcg(struct ucg_engine *e, int tid, struct blkcg **ret)
 	return 0;
 }
 
-int ucg_blkio_account_task(struct ucg_engine *e, int tid, uint32_t major, uint32_t minor,
-			   enum ucg_bio_op op, bool sync, uint64_t bytes, uint64_t ios)
+/* Adds completed I/O to b's statistics for the device. */
+static int blkcg_account(struct blkcg *b, const struct ucg_blkdev *dev, enum ucg_bio_op op,
+			 bool sync, uint64_t bytes, uint64_t ios)
 {
-	const struct ucg_blkdev *dev = find_dev(e, major, minor);
-	struct blkcg *b;
-	struct blkg *g;
+	struct blkg *g = blkg_find(b, dev->major, dev->minor);
 	int r, k;
 
-	if ((unsigned)op > UCG_BIO_DISCARD)
-		return -EINVAL;
-	if (!dev)
-		return -ENODEV;
-	r = task_blkcg(e, tid, &b);
-	if (r < 0 || !b)
-		return r;
-	g = blkg_find(b, major, minor);
 	if (!g) {
 		r = blkg_lookup_create(b, dev, &g);
 		if (r < 0)
@@ -538,6 +529,43 @@ int ucg_blkio_account_task(struct ucg_engine *e, int tid, uint32_t major, uint32
 		}
 	}
 	return 0;
+}
+
+int ucg_blkio_account_task(struct ucg_engine *e, int tid, uint32_t major, uint32_t minor,
+			   enum ucg_bio_op op, bool sync, uint64_t bytes, uint64_t ios)
+{
+	const struct ucg_blkdev *dev = find_dev(e, major, minor);
+	struct blkcg *b;
+	int r;
+
+	if ((unsigned)op > UCG_BIO_DISCARD)
+		return -EINVAL;
+	if (!dev)
+		return -ENODEV;
+	r = task_blkcg(e, tid, &b);
+	if (r < 0 || !b)
+		return r;
+	return blkcg_account(b, dev, op, sync, bytes, ios);
+}
+
+int ucg_blkio_account_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			   uint32_t major, uint32_t minor, enum ucg_bio_op op, bool sync,
+			   uint64_t bytes, uint64_t ios)
+{
+	const struct ucg_blkdev *dev = find_dev(e, major, minor);
+	struct ucg_cgroup *cg;
+	int r;
+
+	if ((unsigned)op > UCG_BIO_DISCARD)
+		return -EINVAL;
+	if (!dev)
+		return -ENODEV;
+	if (!(h->ss_mask & (1u << UCG_SS_blkio)))
+		return -EINVAL;
+	r = ucg_cgroup_lookup(h, path, &cg);
+	if (r < 0)
+		return r;
+	return blkcg_account(cgroup_blkcg(cg), dev, op, sync, bytes, ios);
 }
 
 int ucg_blkio_limits_task(struct ucg_engine *e, int tid, uint32_t major, uint32_t minor,

@@ -91,6 +91,13 @@ enum ucg_bio_op { UCG_BIO_READ, UCG_BIO_WRITE, UCG_BIO_DISCARD };
 int ucg_blkio_account_task(struct ucg_engine *e, int tid, uint32_t major, uint32_t minor,
 			   enum ucg_bio_op op, bool sync, uint64_t bytes, uint64_t ios);
 
+/* The same for the cgroup at path in h, whoever issued the I/O: a writeback or helper
+ * request charged by a design to a cgroup no live task stands for. -EINVAL if blkio
+ * is not bound to h, -ENOENT for no such cgroup. */
+int ucg_blkio_account_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			   uint32_t major, uint32_t minor, enum ucg_bio_op op, bool sync,
+			   uint64_t bytes, uint64_t ios);
+
 /* The limits that apply to I/O of one cgroup on one device: each throttle value is
  * the smallest along the path to the root (UINT64_MAX / UINT32_MAX: no limit), the
  * weight is the cgroup's own bfq weight for the device (its weight_device override,

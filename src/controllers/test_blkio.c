@@ -168,6 +168,14 @@ static void test_io_accounting_and_limits(void)
 	T_EQ_INT(ucg_blkio_account_task(e, 100, 254, 0, UCG_BIO_READ, true, 512, 1), 0);
 	T_CHECK(strstr(rd("/a/b/blkio.bfq.io_serviced"), "254:0") == NULL);
 	T_CHECK(strstr(rd("/a/b/blkio.throttle.io_serviced"), "254:0 Read 1\n") != NULL);
+	/* by path: the cgroup named pays, with no task of it involved (writeback) */
+	T_EQ_INT(ucg_blkio_account_path(e, h, "/a", 7, 0, UCG_BIO_WRITE, false, 65536, 2), 0);
+	T_CHECK(strstr(rd("/a/blkio.throttle.io_service_bytes"), "7:0 Write 65536\n7:0 Sync 0\n"
+		       "7:0 Async 65536\n") != NULL);
+	T_CHECK(strstr(rd("/a/b/blkio.throttle.io_service_bytes"), "7:0 Write 4096\n") != NULL);
+	T_EQ_INT(ucg_blkio_account_path(e, h, "/nope", 7, 0, UCG_BIO_WRITE, false, 1, 1), -ENOENT);
+	T_EQ_INT(ucg_blkio_account_path(e, h, "/a", 9, 0, UCG_BIO_WRITE, false, 1, 1), -ENODEV);
+	T_EQ_INT(ucg_blkio_account_path(e, h, "/a", 7, 0, (enum ucg_bio_op)7, false, 1, 1), -EINVAL);
 	/* reset_stats clears bfq statistics only */
 	T_EQ_INT(wr("/a/b/blkio.reset_stats", "abc"), -EINVAL);
 	T_EQ_INT(wr("/a/b/blkio.reset_stats", "-1"), -EINVAL);

@@ -38,13 +38,14 @@
  * under `kernel`, to the helper's cgroups, under the other designs to the
  * requester's); without one the legs are submitted in the requester's context.
  *
+ * The blkio controller's statistics (blkio.throttle.io_service_bytes, io_serviced,
+ * the bfq ones) count every completed request in the cgroup charged (by path,
+ * ucg_blkio_account_path), so under every design `cat blkio...` in a scenario shows
+ * that design's attribution; writeback (and helper I/O for writeback) counts as
+ * Async, the rest as Sync. The same cgroup's throttle rules hold the request.
+ *
  * Limits. No request merging, no elevator, no queue depth beyond one per device, no
  * seek model. Helper CPU time is charged instantly, not scheduled by the CPU model.
- * The blkio controller's statistics (blkio.throttle.io_service_bytes...) are fed
- * through ucg_blkio_account_task only when the payer is the cgroup of a live task
- * (direct I/O, reads, the flusher or helper under `kernel`): charge.h has no way to
- * charge a cgroup by path, which the other designs need; the simulator's table has
- * every byte per cgroup and device.
  */
 #include "sim/sim_impl.h"
 
@@ -200,16 +201,18 @@ static void dev_complete(struct sim *s, struct sim_event_src *src, uint64_t arg)
 		d->ios[r->op]++;
 		if (r->charged) {
 			struct sim_cg *c;
-			struct sim_task *t = sim_task_find(s, r->charged_tid);
+			const struct sim_req *top = r->parent ? r->parent : r;
+			bool sync = top->kind != SIM_REQ_WRITEBACK;
 
 			for (c = r->charged; c; c = c->parent) {
 				c->io_bytes[d->index][r->op] += r->bytes;
 				c->io_ios[d->index][r->op]++;
 			}
-			/* the controller's statistics, when the payer is a task's own cgroup */
-			if (t && t->alive && sim_task_cg(s, t, SIM_SS_BLKIO) == r->charged)
-				ucg_blkio_account_task(s->e, t->tid, d->major, d->minor,
-						       r->op ? UCG_BIO_WRITE : UCG_BIO_READ, true,
+			/* the controller's statistics: whoever the design made pay */
+			if (!r->charged->removed)
+				ucg_blkio_account_path(s->e, r->charged->hier->h, r->charged->path,
+						       d->major, d->minor,
+						       r->op ? UCG_BIO_WRITE : UCG_BIO_READ, sync,
 						       r->bytes, 1);
 		}
 		req_done(s, r);
