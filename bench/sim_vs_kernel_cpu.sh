@@ -135,6 +135,9 @@ spawn z
 echo \$x > cpu/p/a/cgroup.procs
 echo \$y > cpu/p/a/cgroup.procs
 echo \$z > cpu/p/b/cgroup.procs
+taskset x 0
+taskset y 1
+taskset z 0-1
 busy x
 busy y
 busy z

@@ -161,6 +161,16 @@ int ucg_cpu_bandwidth_task(struct ucg_engine *e, int tid, struct ucg_cpu_bandwid
  * figures appear in cpu.stat. -ESRCH. */
 int ucg_cpu_account_period(struct ucg_engine *e, int tid, int throttled,
 			   uint64_t throttled_ns, uint64_t burst_ns);
+/* The same for the cgroup at path in h (a group whose tasks all sit in its children
+ * still has its own periods and throttling, as in the kernel). throttled_ns is summed
+ * over the CPUs whose runqueues were throttled, as the kernel's throttled_time is.
+ * -EINVAL if h has no cpu controller, -ENOENT. */
+int ucg_cpu_account_period_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+				int throttled, uint64_t throttled_ns, uint64_t burst_ns);
+/* cpu.stat.local: ns (summed over CPUs) the runqueues of the cgroup at path spent
+ * throttled, by its own quota or an ancestor's. -EINVAL, -ENOENT. */
+int ucg_cpu_account_local_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			       uint64_t throttled_ns);
 
 /* ==== net_cls (net_cls.c) ======================================================== */
 

@@ -61,6 +61,7 @@ struct cpu_css {
 	uint64_t rt_runtime_ns, rt_period_ns;
 	/* cpu.stat, reported by the scheduler model. */
 	uint64_t nr_periods, nr_throttled, throttled_ns, nr_bursts, burst_time_ns;
+	uint64_t local_throttled_ns; /* cpu.stat.local */
 };
 
 static struct cpu_css *cpu_of(struct ucg_css *css)
@@ -380,9 +381,10 @@ static int stat_show(struct ucg_of *of, struct ucg_buf *out)
 
 static int stat_local_show(struct ucg_of *of, struct ucg_buf *out)
 {
-	/* Time this group's own runqueues were throttled because of an ancestor's
-	 * limit; the scheduler model reports only the group's own throttling. */
-	ucg_buf_puts(out, "throttled_time 0\n");
+	/* Time this group's own runqueues were throttled, by its quota or an
+	 * ancestor's, as a scheduler model reports it (ucg_cpu_account_local_path). */
+	ucg_buf_printf(out, "throttled_time %llu\n",
+		       (unsigned long long)cpu_of(of->css)->local_throttled_ns);
 	return 0;
 }
 
@@ -453,6 +455,54 @@ int ucg_cpu_account_period(struct ucg_engine *e, int tid, int throttled, uint64_
 		c->nr_bursts++;
 		c->burst_time_ns += burst_ns;
 	}
+	return 0;
+}
+
+static int path_cpu(struct ucg_hierarchy *h, const char *path, struct cpu_css **ret)
+{
+	struct ucg_cgroup *cg;
+	int r;
+
+	if (!(h->ss_mask & (1u << UCG_SS_cpu)))
+		return -EINVAL;
+	r = ucg_cgroup_lookup(h, path, &cg);
+	if (r < 0)
+		return r;
+	*ret = cpu_of(cg->css[UCG_SS_cpu]);
+	return 0;
+}
+
+int ucg_cpu_account_period_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+				int throttled, uint64_t throttled_ns, uint64_t burst_ns)
+{
+	struct cpu_css *c;
+	int r = path_cpu(h, path, &c);
+
+	(void)e;
+	if (r < 0)
+		return r;
+	c->nr_periods++;
+	if (throttled) {
+		c->nr_throttled++;
+		c->throttled_ns += throttled_ns;
+	}
+	if (burst_ns) {
+		c->nr_bursts++;
+		c->burst_time_ns += burst_ns;
+	}
+	return 0;
+}
+
+int ucg_cpu_account_local_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			       uint64_t throttled_ns)
+{
+	struct cpu_css *c;
+	int r = path_cpu(h, path, &c);
+
+	(void)e;
+	if (r < 0)
+		return r;
+	c->local_throttled_ns += throttled_ns;
 	return 0;
 }
 

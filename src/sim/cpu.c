@@ -1,5 +1,6 @@
-/* sim/cpu.c — the CPU model: N CPUs shared by hierarchical proportional share, capped
- * by CFS bandwidth quotas, placed by cpusets, stopped by the freezer.
+/* sim/cpu.c — the CPU model: N CPUs, each with its own runqueue tree, shared by
+ * hierarchical proportional share, capped by CFS bandwidth quotas, placed by cpusets
+ * and affinity (`taskset`), balanced by load, stopped by the freezer.
  *
  * Model. CPU is a fluid: between two events every runnable task i runs at a constant
  * rate r_i (CPUs, 0..1), and the model recomputes the rates whenever demand or
@@ -8,64 +9,91 @@
  * slice goes to zero: CFS gives each runnable entity vruntime-proportional time, so
  * over any interval long against the slice (a few ms) the shares below hold.
  *
- * Proportional share (hierarchical water-filling). At a cgroup with capacity C (CPUs)
- * the entities are its child cgroups (weight = cpu.shares, default 1024) and its own
- * tasks (weight 1024, nice 0). Entity j wants D_j (a task: its demand, at most 1 CPU;
- * a cgroup: the sum of what its subtree wants, 0 when throttled). Sorted by D_j/w_j
- * ascending, entity j gets
+ * Per-CPU runqueues. Each runnable task sits on one CPU (t->cpu). As in CFS, every
+ * group has a runqueue on each CPU where it has runnable tasks, and its entity in the
+ * parent's runqueue there weighs a part of its cpu.shares S:
+ *         w_G(c) = max(2, S · L_G(c) / Σ_c' L_G(c'))
+ * where L_G(c), the load of G's runqueue on c, is Σ 1024·want over its tasks there
+ * plus Σ w_H(c)·min(1, D_H(c)) over its child groups H queued there (D: the CPUs the
+ * subtree wants on c). This is the kernel's calc_group_shares with every entity's
+ * load average at its steady value (load = weight × runnable fraction, the fraction
+ * taken as the demand). Computed bottom-up (a child's id is above its parent's).
+ *
+ * Proportional share on one CPU (hierarchical water-filling). At a runqueue with
+ * capacity C (1 at the root of each CPU) the entities are the child groups queued
+ * there (weight w_H(c), demand D_H(c)) and its tasks (weight 1024, demand want, at
+ * most 1). Sorted by D_j/w_j ascending, entity j gets
  *         a_j = min(D_j, C_left * w_j / W_left),  then C_left -= a_j, W_left -= w_j,
- * the max-min fair allocation weighted by w: nobody gets more than it wants and the
- * surplus of the satisfied is shared by the others in proportion to their weights.
- * The root's capacity is N (the `cpus` of the scenario). Without a cpu hierarchy all
- * tasks are entities of one root. Example: 1 CPU, A (1024) and B (512) both busy:
- * A = 2/3, B = 1/3.
+ * the max-min fair allocation weighted by w; a group's a_j is the capacity of its own
+ * runqueue on that CPU. Example: 1 CPU, A (1024) and B (512) both busy: A = 2/3,
+ * B = 1/3. Example: 2 CPUs, A's two busy tasks pinned to CPU 0 and CPU 1, B's one
+ * task on CPU 0, equal shares: A weighs 512 on each CPU, so on CPU 0 A gets 1/3 and
+ * B 2/3, on CPU 1 A gets 1: A = 4/3, B = 2/3 (the kernel: 0.674 of the total for A,
+ * bench/sim_vs_kernel_cpu.sh "nested", where a global fair share would say 1/2).
+ *
+ * Placement and balancing. A task that becomes runnable (or whose CPU it may no
+ * longer use) goes, in tid order, to the allowed CPU with the least runnable demand
+ * (the lowest-numbered on ties); a task that stops being runnable leaves its CPU.
+ * Then, as the kernel's load balancer, the model evens out the CPUs' root loads
+ * L_root(c): it takes the most loaded CPU that has a movable task, and moves the task
+ * whose move to its least loaded allowed CPU cuts that pair's difference the most, by
+ * more than 1/64 of a nice-0 load, estimating the task's part of the root load by its
+ * h_load = 1024·want · Π over its groups (w_G(c)·min(1, D_G(c)) / L_parent(c)) /
+ * L_G(c) · ... (its load scaled level by level up to the root); up to N moves a round
+ * on the estimates, then the runqueues are rebuilt, at most 8 rounds. Without pinning
+ * this ends where each group gets about its global fair share (the example above,
+ * unpinned: B's task gets CPU 1, A's two tasks CPU 0: 1 and 1). Allowed CPUs are the
+ * task's cpuset (cpuset.effective_cpus) intersected with its affinity; an empty
+ * intersection falls back to the cpuset, then to every CPU.
  *
  * CFS bandwidth. A cgroup with quota q per period p (cpu.cfs_quota_us,
  * cpu.cfs_period_us) has runtime_left = q at each period boundary (periods start at
  * the moment the quota is first seen and repeat every p; unused runtime is not carried
  * over). Every ns a task runs is taken from the runtime of each ancestor that has a
  * quota (the v1 hierarchical rule: a child can never run longer than any ancestor's
- * quota allows). When runtime_left reaches 0 the cgroup is throttled: its demand
- * counts as 0 until the next boundary. nr_periods, nr_throttled and throttled_time
- * count as cpu.stat does. With quota 50 ms / 100 ms a busy task on an idle machine
- * gets 0.5 CPU: it runs at 1 CPU for 50 ms and sits throttled for 50 ms.
+ * quota allows). When runtime_left reaches 0 the cgroup is throttled on every CPU: it
+ * leaves its parent's runqueues until the next boundary (the global pool is shared by
+ * all CPUs). With quota 50 ms / 100 ms a busy task on an idle machine gets 0.5 CPU: it
+ * runs at 1 CPU for 50 ms and sits throttled for 50 ms.
  *
- * Cpuset placement. A task whose cpuset has k CPUs (cpuset.effective_cpus) cannot
- * use more than k CPUs together with the other tasks of that cpuset. The model
- * allocates once without placement, scales each over-full cpuset's tasks down to k,
- * freezes those tasks' demand at the result and allocates again, so the capacity they
- * could not use goes to everyone else.
+ * cpu.stat. Each group with a quota counts its own periods and throttling, whether
+ * its tasks are its own or its descendants' (verified on 6.18: a parent whose quota
+ * throttles its only busy child shows nr_periods/nr_throttled/throttled_time, the
+ * child none). As in the kernel, only periods in which the group ran or was
+ * throttled count (the period timer stops when the group is idle), and
+ * throttled_time sums the throttled runqueues: a throttled interval of T counts
+ * T × (CPUs on which the group had runnable tasks when it was throttled); two busy
+ * tasks on two CPUs under a 50 ms quota give 150 ms per 100 ms period (the kernel
+ * showed ~160). cpu.stat.local (its runqueues throttled, by its own quota or an
+ * ancestor's) grows for the throttled group and for each descendant by T × the CPUs
+ * where that descendant had runnable tasks. Both are reported to the cpu controller
+ * by path (ucg_cpu_account_period_path, ucg_cpu_account_local_path).
  *
  * Freezer. A task whose freezer cgroup (or any ancestor) is not THAWED is not
  * runnable.
  *
  * Accounting. Each ns a task runs is added to the task and to its cgroup and every
  * ancestor in every hierarchy (cpuacct.usage is hierarchical; the simulator reports
- * CPU per cgroup in every hierarchy). Rates are doubles; the time added for an
- * interval is rounded to whole ns, the same way on every machine (IEEE arithmetic in
- * a fixed order).
+ * CPU per cgroup in every hierarchy), and charged to cpuacct on the task's CPU, all
+ * as user time. Rates are doubles; the time added for an interval is rounded to whole
+ * ns, the same way on every machine (IEEE arithmetic in a fixed order).
  *
- * Limits. No per-CPU runqueues, migration, wake-up latency or slice granularity: two
- * busy tasks on 2 CPUs in a 1-CPU cpuset share it perfectly. Sharing is globally
- * fair, while CFS shares per CPU: a group's weight is split over the CPUs its tasks
- * run on, so with 2 CPUs, group A (2 busy tasks) against group B (1 busy task) at
- * equal shares the kernel gives A 4/3 and B 2/3 of a CPU (B's task meets half of A on
- * its CPU with its full weight, A's other task runs alone), where this model gives
- * 1 and 1. bench/sim_vs_kernel_cpu.sh measures both: shares on one CPU and quotas
- * agree within 1-2%, this case differs by 0.17 of the fraction. Placement is per leaf
- * cpuset (nested cpusets are not intersected) and exclusive sets are not modelled.
- * Nice values, RT classes, cpu.idle and cfs_burst_us are not modelled. The kernel's
- * 5 ms bandwidth slices (a cgroup can overrun its quota by up to one slice per CPU)
- * are not modelled: the quota is exact. CPU time is charged to the cpuacct
- * controller (ucg_cpuacct_charge, all user time, spread over CPUs by task index) and
- * each ended bandwidth period to the cpu controller's cpu.stat
- * (ucg_cpu_account_period, through a runnable member of the cgroup: a cgroup whose
- * tasks all sit in its children does not get its periods reported there, only in
- * the simulator's table).
+ * Limits. Balancing is a deterministic rule, not the kernel's timing: the kernel's
+ * outcome depends on where tasks woke up and when its balancer ran, so with free tasks
+ * the two can settle in different, equally balanced, placements. No migration cost,
+ * wake-up latency or slice granularity; a task's runnable fraction is taken as its
+ * demand (a partly busy task that waits behind others is runnable longer in the
+ * kernel, and weighs more there). The kernel's 5 ms bandwidth slices (a cgroup can
+ * overrun its quota by up to one slice per CPU, and CPUs throttle one by one as
+ * their slices run out) are not modelled: the quota is exact and all CPUs throttle
+ * together. Nested throttling (a group and its ancestor throttled at once) adds both
+ * to the descendants' cpu.stat.local. Affinity masks cover CPUs 0..63. Nice values,
+ * RT classes, cpu.idle and cfs_burst_us are not modelled.
  */
 #include "sim/sim_impl.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,70 +122,459 @@ static bool task_frozen(struct sim *s, struct sim_task *t)
 	return false;
 }
 
-void sim_cpu_advance(struct sim *s, sim_time now)
-{
-	sim_time dt = now - s->cpu_last;
-	int64_t used = 0;
-	size_t i, h;
+/* ---- per-CPU runqueues ------------------------------------------------------------ */
 
-	if (dt <= 0)
-		return;
-	s->cpu_last = now;
-	for (i = 0; i < s->ntasks; i++) {
-		struct sim_task *t = s->tasks[i];
-		struct sim_cg *cg;
-		int64_t ns;
+#define NICE0 1024.0
+#define MIN_SHARES 2.0
+#define BALANCE_ROUNDS 8
+#define BALANCE_EPS (NICE0 / 64) /* a move must cut an imbalance by 1/64 of a task */
 
-		if (!t->alive || t->rate <= 0)
-			continue;
-		ns = (int64_t)(t->rate * (double)dt + 0.5);
-		if (ns <= 0)
-			continue;
-		t->cpu_ns += ns;
-		used += ns;
-		/* cpuacct through the controller; the model has no per-CPU placement, so a
-		 * task's time goes to CPU (its index mod N), all of it as user time */
-		ucg_cpuacct_charge(s->e, t->tid, (unsigned)(i % s->nr_cpus), (uint64_t)ns, 0);
-		for (h = 0; h < s->nhier; h++)
-			SIM_CG_UP(t->cg[h], cpu_ns, ns);
-		cg = sim_task_cg(s, t, SIM_SS_CPU);
-		for (; cg; cg = cg->parent)
-			if (cg->quota_ns > 0)
-				cg->runtime_left -= ns;
-	}
-	s->idle_ns += (int64_t)s->nr_cpus * dt - used;
-}
-
-struct ent {
-	double w, d, a;
-	struct sim_cg *cg;   /* child cgroup, or NULL for a task */
-	struct sim_task *t;
+/* A group's runqueue on one CPU (the root's too): what its entities there want and
+ * weigh, and where it sits in its parent's runqueue on that CPU. */
+struct rq {
+	struct sim_cg *cg;   /* NULL: the root when no hierarchy has the cpu controller */
+	int cpu;
+	int parent;          /* the parent group's rq on this CPU, -1: root or throttled */
+	int next_of_cg;      /* the group's rq on another CPU */
+	int first_child, next_sib; /* child groups' rqs on this CPU */
+	int first_task;      /* runnable tasks queued here (index into rt) */
+	double load;         /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
+	double d;            /* CPUs its tasks want here */
+	double w;            /* its group entity's weight on this CPU */
+	double u;            /* min(1, d) */
 };
 
-static int ent_cmp(const void *pa, const void *pb)
+struct went {
+	double w, d, a;
+	int rq;              /* child group's rq, or -1 for a task */
+	int task;            /* index into rt */
+	int key;             /* cgroup id or tid, for ties */
+};
+
+struct cpu_state {
+	struct rq *rq;
+	size_t nrq, crq;
+	int *cg_first;       /* per cgroup id, + 1 for the hierarchy-less root: first rq */
+	size_t ccg;
+	struct sim_task **rt; /* runnable tasks, tid order */
+	double *want;
+	int *task_rq, *task_next, *cpu_tnext;
+	uint64_t *mask;      /* allowed CPUs per runnable task (bits) ... */
+	bool *any;           /* ... or any CPU */
+	bool *moved;
+	size_t nrt, crt;
+	int *cpu_root;       /* per CPU: the root's rq, -1 */
+	int *cpu_head;       /* per CPU: its runnable tasks */
+	int *order;
+	double *cpu_load;    /* per CPU: the root runqueue's load */
+	size_t ccpu;
+	struct went *wf;
+	size_t cwf;
+	struct sim_task **run; /* tasks with a rate, for sim_cpu_advance */
+	size_t nrun;
+	bool nomem;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	const struct ent *a = pa, *b = pb;
+	void *v;
+	size_t n;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	v = ucg_realloc(*p, n * size);
+	if (!v)
+		return -ENOMEM;
+	*p = v;
+	*cap = n;
+	return 0;
+}
+
+void sim_cpu_fini(struct sim *s)
+{
+	struct cpu_state *st = s->cpu_state;
+
+	if (!st)
+		return;
+	ucg_free(st->rq);
+	ucg_free(st->cg_first);
+	ucg_free(st->rt);
+	ucg_free(st->want);
+	ucg_free(st->task_rq);
+	ucg_free(st->task_next);
+	ucg_free(st->cpu_tnext);
+	ucg_free(st->mask);
+	ucg_free(st->any);
+	ucg_free(st->moved);
+	ucg_free(st->cpu_root);
+	ucg_free(st->cpu_head);
+	ucg_free(st->order);
+	ucg_free(st->cpu_load);
+	ucg_free(st->wf);
+	ucg_free(st->run);
+	ucg_free(st);
+	s->cpu_state = NULL;
+}
+
+/* Sizes the scratch for ntasks tasks, ncg cgroups and ncpu CPUs. */
+static int state_reserve(struct cpu_state *st, size_t ntasks, size_t ncg, size_t ncpu)
+{
+	size_t c;
+
+	if (ntasks + 1 > st->crt) {
+		size_t n = ntasks + 1 + ntasks / 2;
+		void **arr[] = { (void **)&st->rt, (void **)&st->want, (void **)&st->task_rq,
+				 (void **)&st->task_next, (void **)&st->cpu_tnext,
+				 (void **)&st->mask, (void **)&st->any, (void **)&st->moved,
+				 (void **)&st->run };
+		size_t sz[] = { sizeof(*st->rt), sizeof(*st->want), sizeof(int), sizeof(int),
+				sizeof(int), sizeof(uint64_t), sizeof(bool), sizeof(bool),
+				sizeof(*st->run) };
+		size_t i;
+
+		for (i = 0; i < sizeof(sz) / sizeof(sz[0]); i++) {
+			void *v = ucg_realloc(*arr[i], n * sz[i]);
+
+			if (!v)
+				return -ENOMEM;
+			*arr[i] = v;
+		}
+		st->crt = n;
+	}
+	c = st->ccg;
+	if (grow((void **)&st->cg_first, &c, ncg + 1, sizeof(int)) < 0)
+		return -ENOMEM;
+	st->ccg = c;
+	if (ncpu > st->ccpu) {
+		void **arr[] = { (void **)&st->cpu_root, (void **)&st->cpu_head,
+				 (void **)&st->order, (void **)&st->cpu_load };
+		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(double) };
+		size_t i;
+
+		for (i = 0; i < 4; i++) {
+			void *v = ucg_realloc(*arr[i], ncpu * sz[i]);
+
+			if (!v)
+				return -ENOMEM;
+			*arr[i] = v;
+		}
+		st->ccpu = ncpu;
+	}
+	return 0;
+}
+
+/* The rq of the group with slot idx (cgroup id, or the hierarchy-less root) on cpu,
+ * made empty if it has none yet; -1 when out of memory. */
+static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
+{
+	struct rq *q;
+	int i;
+
+	for (i = st->cg_first[idx]; i >= 0; i = st->rq[i].next_of_cg)
+		if (st->rq[i].cpu == cpu)
+			return i;
+	if (grow((void **)&st->rq, &st->crq, st->nrq + 1, sizeof(*st->rq)) < 0) {
+		st->nomem = true;
+		return -1;
+	}
+	i = (int)st->nrq++;
+	q = &st->rq[i];
+	memset(q, 0, sizeof(*q));
+	q->cg = cg;
+	q->cpu = cpu;
+	q->parent = q->first_child = q->next_sib = q->first_task = -1;
+	q->next_of_cg = st->cg_first[idx];
+	st->cg_first[idx] = i;
+	return i;
+}
+
+/* Builds every runqueue from the tasks' CPUs, bottom-up. A group's entity on CPU c
+ * weighs shares·L_c/ΣL (its load there over its load on all CPUs, at least 2), the
+ * way CFS spreads a group's shares over the CPUs its tasks run on. */
+static int build(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
+{
+	size_t i, ncg = s->ncgs;
+	size_t id;
+
+	st->nrq = 0;
+	st->nomem = false;
+	for (i = 0; i <= ncg; i++)
+		st->cg_first[i] = -1;
+	for (i = 0; i < s->nr_cpus; i++)
+		st->cpu_root[i] = -1;
+	for (i = 0; i < st->nrt; i++) {
+		struct sim_cg *cg = hi ? sim_task_cg(s, st->rt[i], SIM_SS_CPU) : NULL;
+		int q;
+
+		if (hi && !cg)
+			cg = hi->root;
+		q = rq_get(st, cg ? cg->id : (int)ncg, cg, st->rt[i]->cpu);
+		if (q < 0)
+			return -ENOMEM;
+		st->rq[q].load += NICE0 * st->want[i];
+		st->rq[q].d += st->want[i];
+		st->task_rq[i] = q;
+		st->task_next[i] = st->rq[q].first_task;
+		st->rq[q].first_task = (int)i;
+	}
+	if (!hi) {
+		int q;
+
+		for (q = st->cg_first[ncg]; q >= 0; q = st->rq[q].next_of_cg)
+			st->cpu_root[st->rq[q].cpu] = q;
+		goto loads;
+	}
+	/* children were made after their parents: decreasing id is bottom-up */
+	for (id = ncg; id-- > 0;) {
+		struct sim_cg *g = s->cgs[id];
+		double total = 0;
+		unsigned active = 0;
+		int q;
+
+		if (g->hier != hi)
+			continue;
+		for (q = st->cg_first[id]; q >= 0; q = st->rq[q].next_of_cg) {
+			total += st->rq[q].load;
+			if (st->rq[q].d > 0)
+				active++;
+		}
+		g->nr_active = active;
+		if (!g->parent) {
+			for (q = st->cg_first[id]; q >= 0; q = st->rq[q].next_of_cg)
+				st->cpu_root[st->rq[q].cpu] = q;
+			continue;
+		}
+		if (g->throttled)
+			continue; /* dequeued from its parent on every CPU */
+		for (q = st->cg_first[id]; q >= 0; q = st->rq[q].next_of_cg) {
+			struct rq *r = &st->rq[q];
+			double w = total > 0 ? (double)g->shares * r->load / total : g->shares;
+			int pq;
+
+			if (w < MIN_SHARES)
+				w = MIN_SHARES;
+			r->w = w;
+			r->u = r->d < 1 ? r->d : 1;
+			pq = rq_get(st, g->parent->id, g->parent, r->cpu);
+			if (pq < 0)
+				return -ENOMEM;
+			r = &st->rq[q]; /* rq_get may have moved the array */
+			r->parent = pq;
+			r->next_sib = st->rq[pq].first_child;
+			st->rq[pq].first_child = q;
+			st->rq[pq].load += r->w * r->u;
+			st->rq[pq].d += r->d;
+		}
+	}
+loads:
+	for (i = 0; i < s->nr_cpus; i++)
+		st->cpu_load[i] = st->cpu_root[i] >= 0 ? st->rq[st->cpu_root[i]].load : 0;
+	return 0;
+}
+
+/* What task i adds to its CPU's root load (the kernel's h_load): its own load scaled
+ * by each group's weight over the load of the runqueue it sits in; 0 when a throttled
+ * group holds it. */
+static double task_h_load(struct cpu_state *st, size_t i)
+{
+	int q = st->task_rq[i];
+	double h = NICE0 * st->want[i];
+
+	while (st->rq[q].parent >= 0) {
+		int p = st->rq[q].parent;
+
+		if (st->rq[q].load <= 0 || st->rq[p].load <= 0)
+			return 0;
+		h *= st->rq[q].w * st->rq[q].u / st->rq[q].load;
+		q = p;
+	}
+	return st->cpu_root[st->rq[q].cpu] == q ? h : 0;
+}
+
+static bool allowed(const struct cpu_state *st, size_t i, unsigned cpu)
+{
+	return st->any[i] || (cpu < 64 && (st->mask[i] >> cpu & 1));
+}
+
+/* Where task i may run: its cpuset's CPUs and its affinity among the online ones; an
+ * empty intersection falls back to the cpuset, then to every CPU, as the kernel does. */
+static void task_mask(struct sim *s, struct cpu_state *st, size_t i)
+{
+	struct sim_task *t = st->rt[i];
+	struct sim_cg *g = sim_task_cg(s, t, SIM_SS_CPUSET);
+	uint64_t online = s->nr_cpus >= 64 ? UINT64_MAX : (1ull << s->nr_cpus) - 1;
+	uint64_t cs = UINT64_MAX, m;
+
+	if (g) {
+		sim_cg_refresh(s, g);
+		if (g->ncpus && g->cpus_mask)
+			cs = g->cpus_mask;
+	}
+	m = cs & (t->affinity ? t->affinity : UINT64_MAX);
+	if (!(m & online))
+		m = cs;
+	st->any[i] = m == UINT64_MAX || ((m & online) == online && s->nr_cpus <= 64);
+	st->mask[i] = m & online;
+	if (!st->any[i] && !st->mask[i])
+		st->any[i] = true;
+}
+
+/* Newly runnable tasks (and tasks whose CPU became forbidden) go, in tid order, to the
+ * allowed CPU with the least runnable demand (lowest number on ties). */
+static void place_new(struct sim *s, struct cpu_state *st)
+{
+	size_t i;
+	unsigned c;
+
+	for (c = 0; c < s->nr_cpus; c++)
+		st->cpu_load[c] = 0;
+	for (i = 0; i < st->nrt; i++) {
+		struct sim_task *t = st->rt[i];
+
+		if (t->cpu >= 0 && (unsigned)t->cpu < s->nr_cpus && allowed(st, i, (unsigned)t->cpu))
+			st->cpu_load[t->cpu] += st->want[i];
+		else
+			t->cpu = -1;
+	}
+	for (i = 0; i < st->nrt; i++) {
+		struct sim_task *t = st->rt[i];
+		int best = -1;
+
+		if (t->cpu >= 0)
+			continue;
+		for (c = 0; c < s->nr_cpus; c++)
+			if (allowed(st, i, c) && (best < 0 || st->cpu_load[c] < st->cpu_load[best]))
+				best = (int)c;
+		t->cpu = best < 0 ? 0 : best;
+		st->cpu_load[t->cpu] += st->want[i];
+	}
+}
+
+static int cmp_load_desc(const void *pa, const void *pb, void *ctx)
+{
+	const double *load = ctx;
+	int a = *(const int *)pa, b = *(const int *)pb;
+
+	if (load[a] != load[b])
+		return load[a] > load[b] ? -1 : 1;
+	return a - b;
+}
+
+/* One balancing move: from the most loaded CPU that has a movable task, the task
+ * whose move to its least loaded allowed CPU cuts the pair's difference of root load
+ * the most (by more than BALANCE_EPS). The loads are updated by the task's h_load,
+ * the kernel's estimate. false when no move helps. */
+static bool balance_move(struct sim *s, struct cpu_state *st)
+{
+	unsigned n = s->nr_cpus, k, c;
+	int gmin = 0;
+
+	for (c = 0; c < n; c++) {
+		st->order[c] = (int)c;
+		if (st->cpu_load[c] < st->cpu_load[gmin])
+			gmin = (int)c;
+	}
+	qsort_r(st->order, n, sizeof(int), cmp_load_desc, st->cpu_load);
+	for (k = 0; k < n; k++) {
+		int src = st->order[k], best = -1, bdst = -1;
+		double lsrc = st->cpu_load[src], bgain = BALANCE_EPS, bh = 0;
+		int i;
+
+		if (lsrc <= st->cpu_load[gmin] + BALANCE_EPS)
+			break; /* the rest are as balanced */
+		for (i = st->cpu_head[src]; i >= 0; i = st->cpu_tnext[i]) {
+			int dst = -1;
+			double h, gain;
+
+			if (st->moved[i])
+				continue;
+			if (st->any[i]) {
+				dst = gmin;
+			} else {
+				for (c = 0; c < n && c < 64; c++)
+					if ((st->mask[i] >> c & 1) &&
+					    (dst < 0 || st->cpu_load[c] < st->cpu_load[dst]))
+						dst = (int)c;
+			}
+			if (dst < 0 || dst == src || st->cpu_load[dst] >= lsrc)
+				continue;
+			h = task_h_load(st, (size_t)i);
+			if (h <= 0)
+				continue;
+			gain = (lsrc - st->cpu_load[dst]) -
+			       fabs((lsrc - h) - (st->cpu_load[dst] + h));
+			if (gain > bgain) {
+				bgain = gain;
+				best = i;
+				bdst = dst;
+				bh = h;
+			}
+		}
+		if (best >= 0) {
+			st->rt[best]->cpu = bdst;
+			st->moved[best] = true;
+			st->cpu_load[src] -= bh;
+			st->cpu_load[bdst] += bh;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Builds the runqueues, moving tasks between CPUs while that evens out the root
+ * loads (a few rounds of moves on estimated loads, each followed by a rebuild). */
+static int balance(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
+{
+	int round, r;
+
+	for (round = 0;; round++) {
+		size_t i, moves = 0;
+
+		r = build(s, st, hi);
+		if (r < 0 || round == BALANCE_ROUNDS || s->nr_cpus == 1)
+			return r;
+		for (i = 0; i < s->nr_cpus; i++)
+			st->cpu_head[i] = -1;
+		for (i = st->nrt; i-- > 0;) {
+			int c = st->rt[i]->cpu;
+
+			st->cpu_tnext[i] = st->cpu_head[c];
+			st->cpu_head[c] = (int)i;
+			st->moved[i] = false;
+		}
+		while (moves < s->nr_cpus && balance_move(s, st))
+			moves++;
+		if (!moves)
+			return 0;
+	}
+}
+
+static int went_cmp(const void *pa, const void *pb)
+{
+	const struct went *a = pa, *b = pb;
 	double ra = a->d / a->w, rb = b->d / b->w;
 
 	if (ra < rb)
 		return -1;
 	if (ra > rb)
 		return 1;
-	/* ties keep creation order: cgroups by id, tasks by tid */
-	if (a->cg && b->cg)
-		return a->cg->id - b->cg->id;
-	if (a->t && b->t)
-		return a->t->tid - b->t->tid;
-	return a->cg ? -1 : 1;
+	/* ties keep creation order: cgroups by id, tasks by tid, cgroups first */
+	if ((a->rq >= 0) != (b->rq >= 0))
+		return a->rq >= 0 ? -1 : 1;
+	return a->key - b->key;
 }
 
 /* Water-fills cap over v[0..n) by weight, capped at demand. */
-static void waterfill(double cap, struct ent *v, size_t n)
+static void waterfill(double cap, struct went *v, size_t n)
 {
 	double W = 0;
 	size_t i;
 
-	qsort(v, n, sizeof(*v), ent_cmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), went_cmp);
 	for (i = 0; i < n; i++)
 		W += v[i].w;
 	for (i = 0; i < n; i++) {
@@ -171,140 +588,104 @@ static void waterfill(double cap, struct ent *v, size_t n)
 	}
 }
 
-struct cpu_ctx {
-	struct sim *s;
-	int *head;    /* per cgroup id: first runnable task index, -1 */
-	int *next;    /* per task index */
-	double *want; /* per task index: demand this pass */
-	struct sim_task **rt; /* runnable tasks */
-	size_t nrt;
-	int root_head; /* tasks without a cpu cgroup */
-};
-
-static double node_demand(struct cpu_ctx *c, struct sim_cg *cg)
+/* Shares cap CPUs of one runqueue among its entities (wf[top..) is free scratch). */
+static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, size_t top)
 {
-	double d = 0;
-	size_t i;
-	int k;
+	struct went *v = st->wf + top;
+	size_t n = 0, i;
+	int c, k;
 
-	if (cg) {
-		for (i = 0; i < cg->nchildren; i++)
-			d += node_demand(c, cg->children[i]);
-		for (k = c->head[cg->id]; k >= 0; k = c->next[k])
-			d += c->want[k];
-		if (cg->throttled)
-			d = 0;
-		cg->demand = d;
-		cg->alloc = 0;
-	} else {
-		for (k = c->root_head; k >= 0; k = c->next[k])
-			d += c->want[k];
-	}
-	return d;
-}
-
-static int node_alloc(struct cpu_ctx *c, struct sim_cg *cg, double cap)
-{
-	struct ent *v;
-	size_t n = 0, m = 0, i;
-	int k, first = cg ? c->head[cg->id] : c->root_head;
-	int r = 0;
-
-	if (cg)
-		for (i = 0; i < cg->nchildren; i++)
-			if (cg->children[i]->demand > 0)
-				n++;
-	for (k = first; k >= 0; k = c->next[k])
-		if (c->want[k] > 0)
-			n++;
-	if (n == 0)
-		return 0;
-	v = ucg_calloc(n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (cg)
-		for (i = 0; i < cg->nchildren; i++) {
-			struct sim_cg *ch = cg->children[i];
-
-			if (ch->demand <= 0)
-				continue;
-			v[m].w = ch->shares;
-			v[m].d = ch->demand;
-			v[m++].cg = ch;
+	for (c = st->rq[q].first_child; c >= 0; c = st->rq[c].next_sib)
+		if (st->rq[c].d > 0) {
+			v[n].w = st->rq[c].w;
+			v[n].d = st->rq[c].d;
+			v[n].rq = c;
+			v[n].task = -1;
+			v[n++].key = st->rq[c].cg->id;
 		}
-	for (k = first; k >= 0; k = c->next[k])
-		if (c->want[k] > 0) {
-			v[m].w = 1024;
-			v[m].d = c->want[k];
-			v[m++].t = c->rt[k];
+	for (k = st->rq[q].first_task; k >= 0; k = st->task_next[k])
+		if (st->want[k] > 0) {
+			v[n].w = NICE0;
+			v[n].d = st->want[k];
+			v[n].rq = -1;
+			v[n].task = k;
+			v[n++].key = st->rt[k]->tid;
 		}
-	waterfill(cap, v, m);
-	for (i = 0; i < m && r == 0; i++) {
-		if (v[i].t) {
-			v[i].t->rate = v[i].a;
+	waterfill(cap, v, n);
+	for (i = 0; i < n; i++) {
+		if (v[i].rq < 0) {
+			st->rt[v[i].task]->rate = v[i].a;
 		} else {
-			v[i].cg->alloc = v[i].a;
-			r = node_alloc(c, v[i].cg, v[i].a);
+			st->rq[v[i].rq].cg->alloc += v[i].a;
+			share_rq(s, st, v[i].rq, v[i].a, top + n);
 		}
 	}
-	ucg_free(v);
-	return r;
 }
 
-static int allocate(struct cpu_ctx *c, struct sim_hier *hi)
+int sim_cpulist_parse(const char *p, uint64_t *ret)
 {
-	size_t i;
+	uint64_t m = 0;
 
-	for (i = 0; i < c->nrt; i++)
-		c->rt[i]->rate = 0;
-	if (hi) {
-		node_demand(c, hi->root);
-		if (hi->root->demand <= 0)
-			return 0;
-		return node_alloc(c, hi->root, (double)c->s->nr_cpus);
+	if (!*p)
+		return -EINVAL;
+	while (*p) {
+		char *end;
+		unsigned long a, z;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		a = z = strtoul(p, &end, 10);
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return -EINVAL;
+			z = strtoul(end + 1, &end, 10);
+		}
+		if (a > z || z > 63)
+			return -EINVAL;
+		for (; a <= z; a++)
+			m |= 1ull << a;
+		p = end;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			return -EINVAL;
 	}
-	node_demand(c, NULL);
-	return node_alloc(c, NULL, (double)c->s->nr_cpus);
+	*ret = m;
+	return 0;
 }
 
-/* Cpuset placement: scales over-full cpusets; true when anything changed. */
-static bool place(struct cpu_ctx *c)
+void sim_cpu_advance(struct sim *s, sim_time now)
 {
-	struct sim *s = c->s;
-	struct sim_hier *cs = sim_hier_of(s, SIM_SS_CPUSET);
-	bool changed = false;
-	size_t i, j;
+	struct cpu_state *st = s->cpu_state;
+	sim_time dt = now - s->cpu_last;
+	int64_t used = 0;
+	size_t i, h;
 
-	if (!cs)
-		return false;
-	for (i = 0; i < c->nrt; i++) {
-		struct sim_cg *g = sim_task_cg(s, c->rt[i], SIM_SS_CPUSET);
-		double sum = 0, k;
+	if (dt <= 0)
+		return;
+	s->cpu_last = now;
+	for (i = 0; st && i < st->nrun; i++) {
+		struct sim_task *t = st->run[i];
+		struct sim_cg *cg;
+		int64_t ns;
 
-		if (!g)
+		if (!t->alive || t->rate <= 0)
 			continue;
-		sim_cg_refresh(s, g);
-		if (g->ncpus == 0 || g->ncpus >= s->nr_cpus)
+		ns = (int64_t)(t->rate * (double)dt + 0.5);
+		if (ns <= 0)
 			continue;
-		/* visit each cpuset once: only from its first runnable task */
-		for (j = 0; j < i; j++)
-			if (sim_task_cg(s, c->rt[j], SIM_SS_CPUSET) == g)
-				break;
-		if (j < i)
-			continue;
-		for (j = i; j < c->nrt; j++)
-			if (sim_task_cg(s, c->rt[j], SIM_SS_CPUSET) == g)
-				sum += c->rt[j]->rate;
-		k = (double)g->ncpus;
-		if (sum <= k + 1e-12)
-			continue;
-		for (j = i; j < c->nrt; j++)
-			if (sim_task_cg(s, c->rt[j], SIM_SS_CPUSET) == g) {
-				c->want[j] = c->rt[j]->rate * k / sum;
-				changed = true;
-			}
+		t->cpu_ns += ns;
+		used += ns;
+		/* cpuacct through the controller: on the task's CPU, all of it user time */
+		ucg_cpuacct_charge(s->e, t->tid, (unsigned)(t->cpu > 0 ? t->cpu : 0), (uint64_t)ns, 0);
+		for (h = 0; h < s->nhier; h++)
+			SIM_CG_UP(t->cg[h], cpu_ns, ns);
+		cg = sim_task_cg(s, t, SIM_SS_CPU);
+		for (; cg; cg = cg->parent)
+			if (cg->quota_ns > 0)
+				cg->runtime_left -= ns;
 	}
-	return changed;
+	s->idle_ns += (int64_t)s->nr_cpus * dt - used;
 }
 
 static void refresh_quota(struct sim *s, struct sim_cg *cg)
@@ -356,63 +737,74 @@ static sim_time next_change(struct sim *s, struct sim_cg *cg, sim_time best)
 	return best;
 }
 
-static double sum_rates(struct sim_cg *cg)
+static void clear_alloc(struct sim_cg *cg)
 {
-	double r = cg->alloc;
 	size_t i;
 
-	cg->rate = r;
+	cg->alloc = 0;
+	for (i = 0; i < cg->nchildren; i++)
+		clear_alloc(cg->children[i]);
+}
+
+static void sum_rates(struct sim_cg *cg)
+{
+	size_t i;
+
+	cg->rate = cg->alloc;
 	for (i = 0; i < cg->nchildren; i++)
 		sum_rates(cg->children[i]);
-	return r;
 }
 
 void sim_cpu_update(struct sim *s)
 {
 	struct sim_hier *hi = sim_hier_of(s, SIM_SS_CPU);
-	struct cpu_ctx c;
+	struct cpu_state *st = s->cpu_state;
 	size_t i;
 	int r = -ENOMEM;
 
 	s->cpu_dirty = false;
-	memset(&c, 0, sizeof(c));
-	c.s = s;
-	c.root_head = -1;
-	if (hi) {
-		refresh_quota(s, hi->root);
+	if (!st) {
+		st = ucg_calloc(1, sizeof(*st));
+		if (!st)
+			goto out;
+		s->cpu_state = st;
 	}
-	c.head = ucg_malloc((s->ncgs + 1) * sizeof(int));
-	c.next = ucg_malloc((s->ntasks + 1) * sizeof(int));
-	c.want = ucg_malloc((s->ntasks + 1) * sizeof(double));
-	c.rt = ucg_malloc((s->ntasks + 1) * sizeof(*c.rt));
-	if (!c.head || !c.next || !c.want || !c.rt)
+	if (hi)
+		refresh_quota(s, hi->root);
+	if (state_reserve(st, s->ntasks, s->ncgs, s->nr_cpus) < 0)
 		goto out;
-	for (i = 0; i < s->ncgs; i++)
-		c.head[i] = -1;
-	/* runnable tasks, linked to their cpu cgroup in reverse so lists keep tid order */
+	/* runnable tasks in tid order; the others leave their CPU */
+	st->nrt = 0;
 	for (i = 0; i < s->ntasks; i++) {
 		struct sim_task *t = s->tasks[i];
 
 		t->rate = 0;
-		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t))
+		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t)) {
+			t->cpu = -1;
 			continue;
-		c.rt[c.nrt] = t;
-		c.want[c.nrt] = t->cpu_demand > 1 ? 1 : t->cpu_demand;
-		c.nrt++;
+		}
+		st->rt[st->nrt] = t;
+		st->want[st->nrt] = t->cpu_demand > 1 ? 1 : t->cpu_demand;
+		task_mask(s, st, st->nrt);
+		st->nrt++;
 	}
-	for (i = c.nrt; i-- > 0;) {
-		struct sim_cg *cg = hi ? sim_task_cg(s, c.rt[i], SIM_SS_CPU) : NULL;
-		int *head = cg ? &c.head[cg->id] : hi ? &c.head[hi->root->id] : &c.root_head;
-
-		c.next[i] = *head;
-		*head = (int)i;
-		if (cg)
-			cg->rep_tid = c.rt[i]->tid;
-	}
-	r = allocate(&c, hi);
-	if (r == 0 && place(&c))
-		r = allocate(&c, hi);
-	if (r == 0 && hi) {
+	place_new(s, st);
+	r = balance(s, st, hi);
+	if (r < 0)
+		goto out;
+	if (hi)
+		clear_alloc(hi->root);
+	r = grow((void **)&st->wf, &st->cwf, st->nrq + st->nrt + 1, sizeof(*st->wf));
+	if (r < 0)
+		goto out;
+	for (i = 0; i < s->nr_cpus; i++)
+		if (st->cpu_root[i] >= 0)
+			share_rq(s, st, st->cpu_root[i], 1.0, 0);
+	st->nrun = 0;
+	for (i = 0; i < st->nrt; i++)
+		if (st->rt[i]->rate > 0)
+			st->run[st->nrun++] = st->rt[i];
+	if (hi) {
 		sim_time at;
 
 		sum_rates(hi->root);
@@ -423,10 +815,21 @@ void sim_cpu_update(struct sim *s)
 out:
 	if (r < 0)
 		sim_fail(s, 0, r, "cpu model");
-	ucg_free(c.head);
-	ucg_free(c.next);
-	ucg_free(c.want);
-	ucg_free(c.rt);
+}
+
+/* Tells the controller about a throttled interval of dur ns (wall time) from each
+ * throttled runqueue's perspective: cg's own cpu.stat.local and its descendants' grow
+ * by dur on each CPU where they had runnable tasks. */
+static void local_throttled(struct sim *s, struct sim_cg *cg, int64_t dur, unsigned ncpu)
+{
+	size_t i;
+
+	if (ncpu) {
+		cg->local_throttled_ns += dur * ncpu;
+		ucg_cpu_account_local_path(s->e, cg->hier->h, cg->path, (uint64_t)(dur * ncpu));
+	}
+	for (i = 0; i < cg->nchildren; i++)
+		local_throttled(s, cg->children[i], dur, cg->children[i]->nr_active);
 }
 
 static void bandwidth_tick(struct sim *s, struct sim_cg *cg)
@@ -437,22 +840,28 @@ static void bandwidth_tick(struct sim *s, struct sim_cg *cg)
 		while (s->now >= cg->period_start + cg->period_ns) {
 			int was = cg->throttled;
 			int64_t thr = was ? s->now - cg->throttled_since : 0;
+			/* the kernel's period timer counts only periods the group was active in */
+			bool active = was || cg->runtime_left < cg->quota_ns;
 
 			cg->period_start += cg->period_ns;
-			cg->nr_periods++;
 			cg->runtime_left = cg->quota_ns;
 			if (was) {
 				cg->throttled = false;
-				cg->throttled_ns += thr;
+				/* throttled_time sums the throttled runqueues, one per CPU */
+				cg->throttled_ns += thr * cg->thr_cpus;
+				local_throttled(s, cg, thr, cg->thr_cpus);
 			}
-			/* cpu.stat through the controller, via a member of the cgroup */
-			if (cg->rep_tid > 0)
-				ucg_cpu_account_period(s->e, cg->rep_tid, was, (uint64_t)thr, 0);
+			if (active) {
+				cg->nr_periods++;
+				ucg_cpu_account_period_path(s->e, cg->hier->h, cg->path, was,
+							    (uint64_t)(thr * cg->thr_cpus), 0);
+			}
 		}
 		if (!cg->throttled && cg->runtime_left <= RUNTIME_EPS && cg->rate > 0) {
 			cg->throttled = true;
 			cg->nr_throttled++;
 			cg->throttled_since = s->now;
+			cg->thr_cpus = cg->nr_active ? cg->nr_active : 1;
 		}
 	}
 	for (i = 0; i < cg->nchildren; i++)

@@ -17,6 +17,7 @@
  *   tasks and workloads
  *     spawn NAME [uid=N]         fork PARENT CHILD      exit NAME
  *     busy NAME [CPUS]           idle NAME
+ *     taskset NAME CPULIST       (sched_setaffinity: "0", "0-1,3"; CPUs 0..63)
  *     alloc NAME SIZE            free NAME SIZE         hugetlb NAME N (N<0 frees)
  *     write NAME FILE|DEV SIZE [direct]                 read NAME FILE|DEV SIZE [direct]
  *     flow NAME IFACE pkts=N [size=BYTES] [rate=RATE] [dport=N]
@@ -358,6 +359,18 @@ static int ck_busy(int argc, char **argv, char *why, size_t n)
 
 	if (argc == 2 && parse_cpus_frac(argv[1], &d) < 0) {
 		snprintf(why, n, "bad CPU demand '%s' (0..1)", argv[1]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ck_taskset(int argc, char **argv, char *why, size_t n)
+{
+	uint64_t mask;
+
+	(void)argc;
+	if (sim_cpulist_parse(argv[1], &mask) < 0 || !mask) {
+		snprintf(why, n, "bad CPU list '%s' (e.g. 0-1,3; CPUs 0..63)", argv[1]);
 		return -EINVAL;
 	}
 	return 0;
@@ -838,6 +851,17 @@ static int ex_busy(struct sim *s, struct sim_cmd *c)
 	return 0;
 }
 
+static int ex_taskset(struct sim *s, struct sim_cmd *c)
+{
+	struct sim_task *t = task_arg(s, c, c->argv[1]);
+
+	if (!t)
+		return s->run_err;
+	sim_cpulist_parse(c->argv[2], &t->affinity);
+	s->cpu_dirty = true;
+	return 0;
+}
+
 static int ex_idle(struct sim *s, struct sim_cmd *c)
 {
 	struct sim_task *t = task_arg(s, c, c->argv[1]);
@@ -956,6 +980,7 @@ static const struct verb verbs[] = {
 	{ "exit", 1, 1, NULL, ex_exit },
 	{ "busy", 1, 2, ck_busy, ex_busy },
 	{ "idle", 1, 1, NULL, ex_idle },
+	{ "taskset", 2, 2, ck_taskset, ex_taskset },
 	{ "alloc", 2, 2, ck_alloc, ex_alloc },
 	{ "free", 2, 2, ck_alloc, ex_alloc },
 	{ "hugetlb", 2, 2, ck_hugetlb, ex_hugetlb },

@@ -198,6 +198,7 @@ static void cg_defaults(struct sim_cg *cg)
 	cg->quota_ns = -1;
 	cg->period_ns = 100 * SIM_MSEC;
 	cg->ncpus = 0;
+	cg->cpus_mask = 0;
 	cg->frozen = false;
 	cg->blk_weight = 100;
 	memset(cg->rbps, 0, sizeof(cg->rbps));
@@ -434,6 +435,8 @@ void sim_cg_refresh(struct sim *s, struct sim_cg *cg)
 			if (*end == '-')
 				z = strtoul(end + 1, &end, 10);
 			n += (unsigned)(z - a + 1);
+			for (; a <= z && a < 64; a++)
+				cg->cpus_mask |= 1ull << a;
 			p = end;
 			if (*p == ',')
 				p++;
@@ -587,6 +590,7 @@ int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task 
 	t->alive = true;
 	t->memb_epoch = UINT64_MAX;
 	t->consumer = UINT32_MAX;
+	t->cpu = -1;
 	s->tasks[s->ntasks++] = t;
 	*ret = t;
 	return 0;
@@ -755,6 +759,7 @@ void sim_free(struct sim *s)
 	sim_mem_fini(s);
 	sim_scenario_fini(s);
 	sim_samples_fini(s);
+	sim_cpu_fini(s);
 	for (i = 0; i < s->ntasks; i++) {
 		ucg_free(s->tasks[i]->name);
 		ucg_free(s->tasks[i]);

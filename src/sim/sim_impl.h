@@ -53,6 +53,7 @@ struct sim_cg {
 	int64_t quota_ns;       /* cpu.cfs_quota_us * 1000, -1 unlimited */
 	int64_t period_ns;
 	unsigned ncpus;         /* cpuset.cpus count, 0 when not limited */
+	uint64_t cpus_mask;     /* cpuset.effective_cpus as bits (CPUs 0..63) */
 	bool frozen;
 	unsigned blk_weight;    /* blkio.bfq.weight (or blkio.weight), 100 default */
 	uint64_t rbps[SIM_MAX_DEV], wbps[SIM_MAX_DEV]; /* own rules, 0 none */
@@ -70,6 +71,9 @@ struct sim_cg {
 	uint64_t nr_periods, nr_throttled;
 	int64_t throttled_ns;
 	int rep_tid;            /* a runnable member, to report periods to the controller */
+	unsigned nr_active;     /* CPUs on which it has runnable tasks (cpu.c) */
+	unsigned thr_cpus;      /* nr_active when it was throttled */
+	int64_t local_throttled_ns; /* cpu.stat.local: its runqueues throttled, CPU-summed */
 	double demand, alloc, rate; /* water-filling scratch and current CPUs */
 
 	/* block model (blk.c): per-device throttle clock and fair-queue virtual time */
@@ -126,6 +130,8 @@ struct sim_task {
 	uint32_t consumer;       /* its consumer id (design "consumer"), with cg[] */
 	double cpu_demand;       /* CPUs wanted, 0..1 */
 	double rate;             /* CPUs granted now */
+	uint64_t affinity;       /* `taskset` CPUs (bit i: CPU i), 0 = all */
+	int cpu;                 /* the CPU it is queued on while runnable, -1 none */
 	int64_t cpu_ns;
 	uint64_t anon_pages;
 	struct sim_cg *anon_cg[4];      /* where its anon pages are charged */
@@ -275,6 +281,7 @@ struct sim {
 	struct sim_event_src cpu_ev;
 	uint64_t cpu_gen;
 	int64_t idle_ns;
+	void *cpu_state;         /* cpu.c's scratch, reused across updates */
 
 	/* memory model */
 	uint64_t mem_pages;      /* machine RAM in pages */
@@ -351,6 +358,9 @@ bool sim_cg_is_under(const struct sim_cg *cg, const struct sim_cg *ancestor);
 
 /* ---- cpu.c ---- */
 void sim_cpu_init(struct sim *s);
+void sim_cpu_fini(struct sim *s);
+/* "0-1,3" into bits; 0 or -EINVAL (CPUs 0..63 only). */
+int sim_cpulist_parse(const char *list, uint64_t *ret);
 /* Accrues CPU time at the current rates up to now. */
 void sim_cpu_advance(struct sim *s, sim_time now);
 /* Recomputes the rates (after anything that changes demand or configuration) and

@@ -205,6 +205,178 @@ static void test_controller_fed(void)
 	sim_free(s);
 }
 
+/* Reads file of hierarchy h into a static buffer ("" when it cannot). */
+static const char *read_file(struct sim *s, const char *h, const char *path)
+{
+	static char text[512];
+	struct ucg_buf b;
+
+	text[0] = '\0';
+	ucg_buf_init(&b);
+	if (ucg_fs_read_all(s->e, sim_hier_by_name(s, h)->h, path, &s->root_cred, &b) == 0 &&
+	    b.data)
+		snprintf(text, sizeof(text), "%s", b.data);
+	ucg_buf_fini(&b);
+	return text;
+}
+
+static long long stat_field(const char *text, const char *name)
+{
+	const char *p = strstr(text, name);
+
+	return p ? strtoll(p + strlen(name) + 1, NULL, 10) : -1;
+}
+
+static void test_cpulist_parse(void)
+{
+	uint64_t m = 0;
+
+	T_EQ_INT(sim_cpulist_parse("0-1,3", &m), 0);
+	T_EQ_INT(m, 0xb);
+	T_EQ_INT(sim_cpulist_parse("63", &m), 0);
+	T_CHECK(m == 1ull << 63);
+	T_EQ_INT(sim_cpulist_parse("64", &m), -EINVAL);
+	T_EQ_INT(sim_cpulist_parse("2-1", &m), -EINVAL);
+	T_EQ_INT(sim_cpulist_parse("1,", &m), -EINVAL);
+	T_EQ_INT(sim_cpulist_parse("x", &m), -EINVAL);
+	T_EQ_INT(sim_cpulist_parse("", &m), -EINVAL);
+}
+
+/* 2 CPUs; a has two busy tasks pinned to CPU 0 and CPU 1, b one free task (placed on
+ * CPU 0, the lower of two equally loaded CPUs). a's shares split over its two CPUs,
+ * 512 each: on CPU 0 a (512) meets b (1024) and gets 1/3, on CPU 1 a runs alone.
+ * a = 4/3 CPU, b = 2/3: the per-CPU result the kernel gives, where a global fair
+ * share would say 1 and 1. */
+static const char *const pinned_text =
+	"cpus 2\nmount -o cpu cpu\nmkdir cpu/p\nmkdir cpu/p/a\nmkdir cpu/p/b\n%s"
+	"spawn x\nspawn y\nspawn z\necho $x > cpu/p/a/cgroup.procs\n"
+	"echo $y > cpu/p/a/cgroup.procs\necho $z > cpu/p/b/cgroup.procs\n"
+	"%sbusy x\nbusy y\nbusy z\nrun 10s\n";
+
+static void test_percpu_pinned(void)
+{
+	char text[1024];
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("cpu", "/cpu.shares"))
+		T_SKIP("cpu.shares not served yet");
+	snprintf(text, sizeof(text), pinned_text, "", "taskset x 0\ntaskset y 1\n");
+	s = ts_run(text, 0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	T_NEAR((double)ts_cg(s, "cpu", "/p/a")->cpu_ns / (10.0 * SIM_SEC), 4.0 / 3, 1e-3);
+	T_NEAR((double)ts_cg(s, "cpu", "/p/b")->cpu_ns / (10.0 * SIM_SEC), 2.0 / 3, 1e-3);
+	T_NEAR((double)sim_task_by_name(s, "y")->cpu_ns / (10.0 * SIM_SEC), 1.0, 1e-3);
+	T_EQ_INT(sim_task_by_name(s, "z")->cpu, 0);
+	sim_free(s);
+}
+
+/* The same tasks free to move: the balancer evens the CPUs' root loads (h_load) by
+ * moving x next to y, after which a and b each have a CPU: 1 and 1. */
+static void test_percpu_balanced(void)
+{
+	char text[1024];
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("cpu", "/cpu.shares"))
+		T_SKIP("cpu.shares not served yet");
+	snprintf(text, sizeof(text), pinned_text, "", "");
+	s = ts_run(text, 0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	T_NEAR((double)ts_cg(s, "cpu", "/p/a")->cpu_ns / (10.0 * SIM_SEC), 1.0, 1e-3);
+	T_NEAR((double)ts_cg(s, "cpu", "/p/b")->cpu_ns / (10.0 * SIM_SEC), 1.0, 1e-3);
+	T_CHECK(sim_task_by_name(s, "x")->cpu == sim_task_by_name(s, "y")->cpu);
+	T_CHECK(sim_task_by_name(s, "z")->cpu != sim_task_by_name(s, "x")->cpu);
+	sim_free(s);
+}
+
+/* bench/sim_vs_kernel_cpu.sh's nested case: p's quota of 1 CPU over the pinned tasks
+ * above. p runs both CPUs for 50 ms of each 100 ms period (2 CPUs drain 100 ms in
+ * 50) with the per-CPU split inside: a gets 2/3 of p (the kernel measured 0.674). */
+static void test_nested_quota_pinned(void)
+{
+	char text[1024];
+	struct sim_err err;
+	int r;
+	struct sim *s;
+	double a, b;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet");
+	snprintf(text, sizeof(text), pinned_text, "echo 100000 > cpu/p/cpu.cfs_quota_us\n",
+		 "taskset x 0\ntaskset y 1\n");
+	s = ts_run(text, 0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	a = (double)ts_cg(s, "cpu", "/p/a")->cpu_ns;
+	b = (double)ts_cg(s, "cpu", "/p/b")->cpu_ns;
+	T_NEAR((a + b) / (10.0 * SIM_SEC), 1.0, 1e-3);
+	T_NEAR(a / (a + b), 2.0 / 3, 1e-3);
+	/* throttled 50 ms of each period on both CPUs: 100 ms of runqueue time each */
+	T_NEAR((double)ts_cg(s, "cpu", "/p")->throttled_ns / SIM_SEC, 10.0, 0.11);
+	sim_free(s);
+}
+
+/* A parent's quota throttles its only busy child (verified on 6.18: the parent's
+ * cpu.stat counts the periods and throttling, the child's stays at 0, and both
+ * cpu.stat.local files show the throttled time). 1 busy task, quota 50 ms: 20
+ * periods in 2 s, each throttled 50 ms on one CPU. With two tasks on two CPUs the
+ * parent runs 25 ms and sits throttled 75 ms on each CPU: 150 ms per period. */
+static void test_parent_cpu_stat(void)
+{
+	struct sim_err err;
+	const char *t;
+	int r, ntask;
+
+	if (!ts_has_file("cpu", "/cpu.stat.local"))
+		T_SKIP("cpu.stat.local not served");
+	for (ntask = 1; ntask <= 2; ntask++) {
+		char text[1024];
+		struct sim *s;
+
+		snprintf(text, sizeof(text),
+			 "cpus 2\nmount -o cpu cpu\nmkdir cpu/p\nmkdir cpu/p/c\n"
+			 "echo 50000 > cpu/p/cpu.cfs_quota_us\nspawn x\nspawn y\n"
+			 "echo $x > cpu/p/c/cgroup.procs\necho $y > cpu/p/c/cgroup.procs\n"
+			 "busy x\n%srun 2s\n", ntask == 2 ? "busy y\n" : "");
+		s = ts_run(text, 0, SIM_CHARGING_KERNEL, &r, &err);
+		T_EQ_INT(r, 0);
+		t = read_file(s, "cpu", "/p/cpu.stat");
+		T_EQ_INT(stat_field(t, "nr_periods"), 20);
+		T_EQ_INT(stat_field(t, "nr_throttled"), 20);
+		T_EQ_INT(stat_field(t, "throttled_time"), ntask == 1 ? 1000000000 : 3000000000LL);
+		T_EQ_INT(stat_field(read_file(s, "cpu", "/p/cpu.stat.local"), "throttled_time"),
+			 ntask == 1 ? 1000000000 : 3000000000LL);
+		t = read_file(s, "cpu", "/p/c/cpu.stat");
+		T_EQ_INT(stat_field(t, "nr_periods"), 0);
+		T_EQ_INT(stat_field(t, "throttled_time"), 0);
+		T_EQ_INT(stat_field(read_file(s, "cpu", "/p/c/cpu.stat.local"), "throttled_time"),
+			 ntask == 1 ? 1000000000 : 3000000000LL);
+		sim_free(s);
+	}
+}
+
+/* An idle period is no period: a quota'd group that never runs counts none. */
+static void test_idle_periods_not_counted(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("cpu", "/cpu.stat"))
+		T_SKIP("cpu.stat not served");
+	s = ts_run("cpus 1\nmount -o cpu cpu\nmkdir cpu/q\necho 50000 > cpu/q/cpu.cfs_quota_us\n"
+		   "spawn x\necho $x > cpu/q/cgroup.procs\nbusy x 0.25\nrun 1s\nidle x\nrun 1s\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	/* 10 periods while x wanted 0.25 CPU (under quota: never throttled), none after */
+	T_EQ_INT(stat_field(read_file(s, "cpu", "/q/cpu.stat"), "nr_periods"), 10);
+	T_EQ_INT(stat_field(read_file(s, "cpu", "/q/cpu.stat"), "nr_throttled"), 0);
+	sim_free(s);
+}
+
 int main(void)
 {
 	T_RUN(test_equal_no_hierarchy);
@@ -216,5 +388,11 @@ int main(void)
 	T_RUN(test_cpuset);
 	T_RUN(test_freezer);
 	T_RUN(test_controller_fed);
+	T_RUN(test_cpulist_parse);
+	T_RUN(test_percpu_pinned);
+	T_RUN(test_percpu_balanced);
+	T_RUN(test_nested_quota_pinned);
+	T_RUN(test_parent_cpu_stat);
+	T_RUN(test_idle_periods_not_counted);
 	return t_done();
 }
