@@ -142,6 +142,7 @@ struct rq {
 	double d;            /* CPUs its tasks want here */
 	double w;            /* its group entity's weight on this CPU */
 	double u;            /* min(1, d) */
+	int slot;            /* its group's slot (cgroup id, or the hierarchy-less root) */
 };
 
 struct went {
@@ -171,7 +172,10 @@ struct cpu_state {
 	struct went *wf;
 	size_t cwf;
 	struct sim_task **run; /* tasks with a rate, for sim_cpu_advance */
+	int64_t *pend;       /* per run entry: ns not yet charged to cpuacct */
 	size_t nrun;
+	int *slot;           /* (group slot, CPU) -> its rq, -1; NULL when too large */
+	size_t cslot, slot_ncpu;
 	bool nomem;
 };
 
@@ -215,6 +219,8 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->cpu_load);
 	ucg_free(st->wf);
 	ucg_free(st->run);
+	ucg_free(st->pend);
+	ucg_free(st->slot);
 	ucg_free(st);
 	s->cpu_state = NULL;
 }
@@ -229,10 +235,10 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t ncg, size_t
 		void **arr[] = { (void **)&st->rt, (void **)&st->want, (void **)&st->task_rq,
 				 (void **)&st->task_next, (void **)&st->cpu_tnext,
 				 (void **)&st->mask, (void **)&st->any, (void **)&st->moved,
-				 (void **)&st->run };
+				 (void **)&st->run, (void **)&st->pend };
 		size_t sz[] = { sizeof(*st->rt), sizeof(*st->want), sizeof(int), sizeof(int),
 				sizeof(int), sizeof(uint64_t), sizeof(bool), sizeof(bool),
-				sizeof(*st->run) };
+				sizeof(*st->run), sizeof(int64_t) };
 		size_t i;
 
 		for (i = 0; i < sizeof(sz) / sizeof(sz[0]); i++) {
@@ -248,6 +254,28 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t ncg, size_t
 	if (grow((void **)&st->cg_first, &c, ncg + 1, sizeof(int)) < 0)
 		return -ENOMEM;
 	st->ccg = c;
+	/* a dense (group, CPU) index while it stays small (4M entries); else rq_get
+	 * scans the group's rqs */
+	if ((ncg + 1) * ncpu <= ((size_t)1 << 22)) {
+		size_t need = (ncg + 1) * ncpu, i;
+
+		if (need > st->cslot || st->slot_ncpu != ncpu) {
+			int *v = ucg_realloc(st->slot, need * sizeof(int));
+
+			if (!v)
+				return -ENOMEM;
+			st->slot = v;
+			st->cslot = need;
+			st->slot_ncpu = ncpu;
+			for (i = 0; i < need; i++)
+				v[i] = -1;
+			st->nrq = 0; /* nothing to clear in the fresh index */
+		}
+	} else {
+		ucg_free(st->slot);
+		st->slot = NULL;
+		st->cslot = 0;
+	}
 	if (ncpu > st->ccpu) {
 		void **arr[] = { (void **)&st->cpu_root, (void **)&st->cpu_head,
 				 (void **)&st->order, (void **)&st->cpu_load };
@@ -273,9 +301,15 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 	struct rq *q;
 	int i;
 
-	for (i = st->cg_first[idx]; i >= 0; i = st->rq[i].next_of_cg)
-		if (st->rq[i].cpu == cpu)
+	if (st->slot) {
+		i = st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu];
+		if (i >= 0)
 			return i;
+	} else {
+		for (i = st->cg_first[idx]; i >= 0; i = st->rq[i].next_of_cg)
+			if (st->rq[i].cpu == cpu)
+				return i;
+	}
 	if (grow((void **)&st->rq, &st->crq, st->nrq + 1, sizeof(*st->rq)) < 0) {
 		st->nomem = true;
 		return -1;
@@ -287,7 +321,10 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 	q->cpu = cpu;
 	q->parent = q->first_child = q->next_sib = q->first_task = -1;
 	q->next_of_cg = st->cg_first[idx];
+	q->slot = idx;
 	st->cg_first[idx] = i;
+	if (st->slot)
+		st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu] = i;
 	return i;
 }
 
@@ -299,6 +336,9 @@ static int build(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 	size_t i, ncg = s->ncgs;
 	size_t id;
 
+	if (st->slot)
+		for (i = 0; i < st->nrq; i++)
+			st->slot[(size_t)st->rq[i].slot * st->slot_ncpu + (size_t)st->rq[i].cpu] = -1;
 	st->nrq = 0;
 	st->nomem = false;
 	for (i = 0; i <= ncg; i++)
@@ -654,6 +694,21 @@ int sim_cpulist_parse(const char *p, uint64_t *ret)
 	return 0;
 }
 
+void sim_cpu_flush(struct sim *s)
+{
+	struct cpu_state *st = s->cpu_state;
+	size_t i;
+
+	for (i = 0; st && i < st->nrun; i++) {
+		struct sim_task *t = st->run[i];
+
+		if (st->pend[i] > 0 && t->alive)
+			ucg_cpuacct_charge(s->e, t->tid, (unsigned)(t->cpu > 0 ? t->cpu : 0),
+					   (uint64_t)st->pend[i], 0);
+		st->pend[i] = 0;
+	}
+}
+
 void sim_cpu_advance(struct sim *s, sim_time now)
 {
 	struct cpu_state *st = s->cpu_state;
@@ -676,8 +731,10 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 			continue;
 		t->cpu_ns += ns;
 		used += ns;
-		/* cpuacct through the controller: on the task's CPU, all of it user time */
-		ucg_cpuacct_charge(s->e, t->tid, (unsigned)(t->cpu > 0 ? t->cpu : 0), (uint64_t)ns, 0);
+		/* cpuacct through the controller, on the task's CPU, all of it user time:
+		 * gathered here and charged by sim_cpu_flush (before a command runs, a
+		 * task exits, the placement changes, and at the end) */
+		st->pend[i] += ns;
 		for (h = 0; h < s->nhier; h++)
 			SIM_CG_UP(t->cg[h], cpu_ns, ns);
 		cg = sim_task_cg(s, t, SIM_SS_CPU);
@@ -769,6 +826,8 @@ void sim_cpu_update(struct sim *s)
 			goto out;
 		s->cpu_state = st;
 	}
+	sim_cpu_flush(s);
+	st->nrun = 0;
 	if (hi)
 		refresh_quota(s, hi->root);
 	if (state_reserve(st, s->ntasks, s->ncgs, s->nr_cpus) < 0)
@@ -802,8 +861,10 @@ void sim_cpu_update(struct sim *s)
 			share_rq(s, st, st->cpu_root[i], 1.0, 0);
 	st->nrun = 0;
 	for (i = 0; i < st->nrt; i++)
-		if (st->rt[i]->rate > 0)
+		if (st->rt[i]->rate > 0) {
+			st->pend[st->nrun] = 0;
 			st->run[st->nrun++] = st->rt[i];
+		}
 	if (hi) {
 		sim_time at;
 
@@ -832,8 +893,11 @@ static void local_throttled(struct sim *s, struct sim_cg *cg, int64_t dur, unsig
 		local_throttled(s, cg->children[i], dur, cg->children[i]->nr_active);
 }
 
-static void bandwidth_tick(struct sim *s, struct sim_cg *cg)
+/* Period boundaries and quotas running out, at now; true when a group's throttling
+ * changed (the rates must be recomputed). */
+static bool bandwidth_tick(struct sim *s, struct sim_cg *cg)
 {
+	bool changed = false;
 	size_t i;
 
 	if (cg->quota_ns > 0) {
@@ -846,6 +910,7 @@ static void bandwidth_tick(struct sim *s, struct sim_cg *cg)
 			cg->period_start += cg->period_ns;
 			cg->runtime_left = cg->quota_ns;
 			if (was) {
+				changed = true;
 				cg->throttled = false;
 				/* throttled_time sums the throttled runqueues, one per CPU */
 				cg->throttled_ns += thr * cg->thr_cpus;
@@ -858,6 +923,7 @@ static void bandwidth_tick(struct sim *s, struct sim_cg *cg)
 			}
 		}
 		if (!cg->throttled && cg->runtime_left <= RUNTIME_EPS && cg->rate > 0) {
+			changed = true;
 			cg->throttled = true;
 			cg->nr_throttled++;
 			cg->throttled_since = s->now;
@@ -865,16 +931,24 @@ static void bandwidth_tick(struct sim *s, struct sim_cg *cg)
 		}
 	}
 	for (i = 0; i < cg->nchildren; i++)
-		bandwidth_tick(s, cg->children[i]);
+		changed |= bandwidth_tick(s, cg->children[i]);
+	return changed;
 }
 
 static void cpu_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 {
 	struct sim_hier *hi = sim_hier_of(s, SIM_SS_CPU);
+	sim_time at;
 
 	(void)src;
 	if (arg != s->cpu_gen || !hi)
 		return;
-	bandwidth_tick(s, hi->root);
-	s->cpu_dirty = true;
+	if (bandwidth_tick(s, hi->root)) {
+		s->cpu_dirty = true;
+		return;
+	}
+	/* only new periods began: the rates hold, the next change moves */
+	at = next_change(s, hi->root, SIM_TIME_MAX);
+	if (at != SIM_TIME_MAX && sim_schedule(s, at, &s->cpu_ev, ++s->cpu_gen) < 0)
+		sim_fail(s, 0, -ENOMEM, "cpu model");
 }

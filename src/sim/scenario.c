@@ -1048,6 +1048,7 @@ int sim_cmd_exec(struct sim *s, struct sim_cmd *c)
 	char **saved = c->argv, **tmp;
 	int i, r;
 
+	sim_cpu_flush(s); /* cpuacct files show the CPU time up to now */
 	tmp = ucg_calloc((size_t)c->argc + 1, sizeof(*tmp));
 	if (!tmp)
 		return sim_fail(s, c->line, -ENOMEM, "%s", c->argv[0]);

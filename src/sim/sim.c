@@ -607,6 +607,7 @@ int sim_task_exit(struct sim *s, struct sim_task *t)
 	if (!t->alive)
 		return -ESRCH;
 	sim_task_refresh(s, t);
+	sim_cpu_flush(s); /* its CPU time reaches cpuacct while it is still there */
 	sim_io_cancel(s, t);
 	sim_task_release_mem(s, t);
 	if (t->cpu_demand > 0)
@@ -896,6 +897,7 @@ int sim_run(struct sim *s, struct sim_err *err)
 		if (s->samples && s->nsamples && s->samples[s->nsamples - 1].t != s->end)
 			sim_sample_take(s);
 	}
+	sim_cpu_flush(s);
 	s->err = NULL;
 	return s->run_err;
 }

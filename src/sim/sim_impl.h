@@ -363,6 +363,8 @@ void sim_cpu_fini(struct sim *s);
 int sim_cpulist_parse(const char *list, uint64_t *ret);
 /* Accrues CPU time at the current rates up to now. */
 void sim_cpu_advance(struct sim *s, sim_time now);
+/* Charges the CPU time accrued so far to the cpuacct controller. */
+void sim_cpu_flush(struct sim *s);
 /* Recomputes the rates (after anything that changes demand or configuration) and
  * schedules the next change. */
 void sim_cpu_update(struct sim *s);

@@ -1,0 +1,222 @@
+/* bench/bench_sim_events.c — how fast the simulator runs, in events per CPU second.
+ *
+ * An event is one entry taken off the simulator's event queue and fired: a scenario
+ * command, a packet leaving a queue, a block request completing, a CPU timer (a quota
+ * running out or a period boundary; a timer superseded by a later recomputation still
+ * counts, it is popped and ignored), a sample. What an event costs depends on the
+ * model behind it, so the figures are per workload. Time is the process's CPU time
+ * (CLOCK_PROCESS_CPUTIME_ID) around sim_run, one thread, so a loaded machine slows
+ * the wall clock but not the figure. Each workload repeats until it has used 0.3 s.
+ *
+ * Prints one figure per line, "name value unit":
+ *   sim.dispatch_per_s          the bare loop: timers that reschedule themselves
+ *                               (heap push + pop + CPU accrual check + call)
+ *   sim.events_per_s.SCENARIO   each shipped scenario (scenarios/NAME.ucg)
+ *   sim.events_per_s.cpu_quota  CPU timers only: 64 quota groups (1 ms quota per
+ *                               5 ms period) of 4 busy tasks on 16 CPUs, so each
+ *                               event throttles or refills a group and the per-CPU
+ *                               model recomputes its rates
+ *   sim.big_run_cpu_s           CPU seconds of bench_sim_charging's 10,000-task,
+ *                               1,000-cgroup, 60-virtual-second run
+ * Scenario files are read from $UCG_SOURCE_ROOT (default: the current directory).
+ */
+#include "sim/sim_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "base/buf.h"
+
+static const char *const scenarios[] = { "cpu_sessions", "writeback", "md_helper",
+					  "net_classes", "explosion_split",
+					  "explosion_unified" };
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char *slurp(const char *name, size_t *len)
+{
+	const char *root = getenv("UCG_SOURCE_ROOT");
+	char path[1024];
+	struct ucg_buf b;
+	char chunk[8192];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/scenarios/%s.ucg", root ? root : ".", name);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	ucg_buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		ucg_buf_append(&b, chunk, n);
+	fclose(f);
+	return ucg_buf_steal(&b, len);
+}
+
+/* Loads and runs text once: events fired, and CPU seconds of sim_run in *secs. */
+static int64_t run_once(const char *name, const char *text, size_t len, double *secs)
+{
+	struct sim_config cfg;
+	struct sim_err err;
+	struct sim *s = NULL;
+	int64_t n = -1;
+	double t0;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.seed = 1;
+	if (sim_new(&cfg, &s) < 0)
+		return -1;
+	if (sim_load(s, name, text, len, &err) < 0) {
+		fprintf(stderr, "bench: %s\n", err.msg);
+		goto out;
+	}
+	t0 = cpu_s();
+	if (sim_run(s, &err) < 0) {
+		fprintf(stderr, "bench: %s\n", err.msg);
+		goto out;
+	}
+	*secs = cpu_s() - t0;
+	n = (int64_t)sim_events(s);
+out:
+	sim_free(s);
+	return n;
+}
+
+static void rate(const char *figure, const char *text, size_t len)
+{
+	double total = 0, secs = 0;
+	int64_t events = 0, n;
+
+	while (total < 0.3) {
+		n = run_once(figure, text, len, &secs);
+		if (n < 0)
+			return;
+		events += n;
+		total += secs;
+	}
+	printf("%s %.0f events/s\n", figure, (double)events / total);
+}
+
+/* The bare loop: K timers, each firing every 1 µs of virtual time. */
+struct tick {
+	struct sim_event_src ev;
+	sim_time every;
+};
+
+static void tick_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
+{
+	struct tick *t = (struct tick *)src;
+
+	sim_schedule(s, s->now + t->every, src, arg);
+}
+
+static void bench_dispatch(void)
+{
+	static const char text[] = "run 1s\n";
+	struct tick ticks[64];
+	struct sim *s = NULL;
+	struct sim_err err;
+	double t0, secs;
+	size_t i;
+
+	if (sim_new(NULL, &s) < 0 || sim_load(s, "dispatch", text, sizeof(text) - 1, &err) < 0) {
+		sim_free(s);
+		return;
+	}
+	for (i = 0; i < 64; i++) {
+		ticks[i].ev.fire = tick_fire;
+		ticks[i].every = 1000 + (sim_time)i; /* distinct periods: a busy heap */
+		sim_schedule(s, ticks[i].every, &ticks[i].ev, i);
+	}
+	s->cfg.until = 50 * SIM_MSEC; /* ~3.2 million events */
+	t0 = cpu_s();
+	if (sim_run(s, &err) == 0) {
+		secs = cpu_s() - t0;
+		printf("sim.dispatch_per_s %.0f events/s\n", (double)sim_events(s) / secs);
+	}
+	sim_free(s);
+}
+
+static void bench_cpu_quota(void)
+{
+	struct ucg_buf b;
+	int g, k;
+
+	ucg_buf_init(&b);
+	ucg_buf_puts(&b, "cpus 16\nmount -o cpu,cpuacct cpu\n");
+	for (g = 0; g < 64; g++) {
+		ucg_buf_printf(&b, "mkdir cpu/g%d\necho 5000 > cpu/g%d/cpu.cfs_period_us\n"
+				   "echo %d > cpu/g%d/cpu.cfs_quota_us\n",
+			       g, g, 1000 + 10 * g, g);
+		for (k = 0; k < 4; k++)
+			ucg_buf_printf(&b, "spawn t%d_%d\necho $t%d_%d > cpu/g%d/cgroup.procs\n"
+					   "busy t%d_%d\n", g, k, g, k, g, g, k);
+	}
+	ucg_buf_puts(&b, "run 2s\n");
+	rate("sim.events_per_s.cpu_quota", b.data, b.len);
+	ucg_buf_fini(&b);
+}
+
+static void bench_big(void)
+{
+	struct ucg_buf b;
+	double secs = 0;
+	int u, g, k;
+
+	/* the same text as bench_sim_charging's big run */
+	ucg_buf_init(&b);
+	ucg_buf_puts(&b, "cpus 64\nmount -o cpu,cpuacct cpu\n");
+	for (u = 0; u < 10; u++) {
+		ucg_buf_printf(&b, "mkdir cpu/u%d\n", u);
+		for (g = 0; g < 100; g++) {
+			ucg_buf_printf(&b, "mkdir cpu/u%d/s%d\n", u, g);
+			if (g % 10 == 0)
+				ucg_buf_printf(&b, "echo %d > cpu/u%d/s%d/cpu.cfs_quota_us\n",
+					       20000 + 1000 * g, u, g);
+			for (k = 0; k < 10; k++)
+				ucg_buf_printf(&b, "spawn t%d_%d_%d\necho $t%d_%d_%d > cpu/u%d/s%d/cgroup.procs\n"
+						   "busy t%d_%d_%d 0.%d\n",
+					       u, g, k, u, g, k, u, g, u, g, k, 1 + (u + g + k) % 9);
+		}
+	}
+	for (k = 1; k < 60; k++)
+		ucg_buf_printf(&b, "at %ds echo %d > cpu/u%d/cpu.shares\n", k, 512 + 97 * k, k % 10);
+	ucg_buf_puts(&b, "run 60s\n");
+	if (run_once("big.ucg", b.data, b.len, &secs) >= 0)
+		printf("sim.big_run_cpu_s %.2f s\n", secs);
+	ucg_buf_fini(&b);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	bench_dispatch();
+	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
+		char figure[128];
+		size_t len;
+		char *text = slurp(scenarios[i], &len);
+
+		if (!text) {
+			fprintf(stderr, "bench: scenarios/%s.ucg not found (UCG_SOURCE_ROOT?)\n",
+				scenarios[i]);
+			continue;
+		}
+		snprintf(figure, sizeof(figure), "sim.events_per_s.%s", scenarios[i]);
+		rate(figure, text, len);
+		ucg_free(text);
+	}
+	bench_cpu_quota();
+	if (argc < 2 || strcmp(argv[1], "quick"))
+		bench_big();
+	return 0;
+}
