@@ -29,6 +29,9 @@ struct ucg_charge_result {
 	/* out, memory only: clean page-cache pages dropped (uncharged) to make room, on
 	 * success or failure; the simulator drops the same pages. */
 	uint64_t reclaimed;
+	/* out, memory only, on refusal: 1 if the memsw (memory + swap) limit refused, so
+	 * swapping cannot help (the kernel clears MEMCG_RECLAIM_MAY_SWAP then) */
+	int memsw;
 };
 
 /* ==== memory (memory.c) ========================================================== */
@@ -59,6 +62,31 @@ int ucg_memory_uncharge_task(struct ucg_engine *e, int tid, enum ucg_mem_kind ki
 			     uint64_t pages);
 int ucg_memory_uncharge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 			     enum ucg_mem_kind kind, uint64_t pages);
+/* The kernel's charge loop (try_charge_memcg) for a model that reclaims by itself:
+ *  - try_charge_path: ONE page_counter attempt of pages (memsw first, then memory),
+ *    no reclaim. A refusal counts one failure in the refusing cgroup's
+ *    memory.failcnt (memsw.failcnt is never counted, as in 6.18) and fills result
+ *    (path, hierarchy, oom_kill_disable, memsw); nothing stays charged. The kernel
+ *    makes one attempt per try: first with a batch of 64 pages, then with the exact
+ *    size, then once after each reclaim round (up to 16 retries, MAX_RECLAIM_RETRIES),
+ *    so one OOM typically counts about 19 failures.
+ *  - margin_path: pages that still fit under every limit on the path to the root.
+ *  - oom_path: the cgroup at path met an OOM: oom_kill counts it (the caller kills),
+ *    or with oom_kill_disable, under_oom reads 1. Returns oom_kill_disable (0 or 1).
+ *  - swap_out_path: pages of anon memory charged at path go to swap: they leave
+ *    memory.usage_in_bytes, stay in memsw.usage_in_bytes, and count in memory.stat
+ *    swap instead of rss. swap_free_path: swapped pages freed (memsw uncharged).
+ *    -ERANGE if the cgroup holds fewer such pages. */
+int ucg_memory_try_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			       enum ucg_mem_kind kind, uint64_t pages,
+			       struct ucg_charge_result *result);
+int ucg_memory_margin_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			   uint64_t *ret);
+int ucg_memory_oom_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path);
+int ucg_memory_swap_out_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			     uint64_t pages);
+int ucg_memory_swap_free_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			      uint64_t pages);
 /* Counts page-fault events (memory.stat pgfault / pgmajfault) for task tid. */
 int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major);
 

@@ -9,7 +9,8 @@
  * which reads back as MEMMAX = 2^63 - 4096.
  *
  * A charge of n pages (charge.h) goes to memsw first, then memory, as the kernel does;
- * the counter that refuses counts one failure in its failcnt. The engine then reclaims
+ * a memory counter that refuses counts one failure in its failcnt (memsw refusals count
+ * none: 6.18 tracks failcnt only on the memory counter). The engine then reclaims
  * clean page cache (the UCG_MEM_FILE pages) in the refusing cgroup's subtree, pre-order,
  * until the charge would fit, and retries once; if it still does not fit the charge
  * fails with ENOMEM and the caller learns which cgroup refused and whether its
@@ -29,8 +30,12 @@
  * subtree at read time. A removed cgroup passes its remaining pages to its parent's
  * local statistics (the hierarchical counters already include them).
  *
- * Limits of the model: the kernel retries reclaim up to 16 times and may count more
- * than one failure per charge; here there is one retry. No LRU aging (new pages stay
+ * The kernel's charge loop counts a failure at every attempt (batch of 64, exact size,
+ * one per reclaim retry, 16 retries: about 19 per OOM). ucg_memory_charge_* keep one
+ * retry; a model that reclaims more than clean cache (the simulator: LRU, dirty pages,
+ * swap) runs the kernel's loop itself with ucg_memory_try_charge_path, one attempt
+ * each, and swaps with ucg_memory_swap_out_path (memory.stat swap, memsw keeps them).
+ * Limits of the model: No LRU aging (new pages stay
  * on the inactive lists), no dirty/writeback/refault/swap accounting (those lines read
  * 0), no soft-limit reclaim, no event notifications (cgroup.event_control is absent).
  */
@@ -230,6 +235,10 @@ static int memcg_try_charge_once(struct memcg *m, enum ucg_mem_kind kind, uint64
 	struct ucg_counter *fail;
 
 	if (ucg_counter_try_charge(&m->memsw, n, &fail) < 0) {
+		/* 6.18 tracks failcnt on the memory counter only (track_failcnt is set
+		 * for memcg->memory, not memsw): memory.memsw.failcnt stays 0, verified
+		 * with a memsw limit refusing an allocation (docs/controllers-verified.md) */
+		fail->failcnt--;
 		*ret_over = ucg_container_of(fail, struct memcg, memsw);
 		return -ENOMEM;
 	}
@@ -649,6 +658,110 @@ int ucg_memory_uncharge_path(struct ucg_engine *e, struct ucg_hierarchy *h, cons
 	if (r < 0)
 		return r;
 	return memcg_uncharge(m, kind, pages);
+}
+
+/* ---- the kernel's charge loop, one attempt at a time (for a model that reclaims) ---- */
+
+int ucg_memory_try_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			       enum ucg_mem_kind kind, uint64_t pages,
+			       struct ucg_charge_result *res)
+{
+	struct memcg *m, *over = NULL;
+	int r = path_memcg(e, h, path, &m);
+
+	if (r < 0)
+		return r;
+	if ((unsigned)kind >= UCG_MEM_NR_KINDS)
+		return -EINVAL;
+	r = memcg_try_charge_once(m, kind, pages, &over);
+	if (r < 0) {
+		if (res) {
+			res->hierarchy_id = over->css.cgroup->h->id;
+			res->oom_kill_disable = over->oom_kill_disable;
+			res->memsw = over->memsw.usage + pages > over->memsw.max;
+			if (res->path)
+				ucg_cgroup_path(over->css.cgroup, res->path);
+		}
+		return r;
+	}
+	m->pages[kind] += pages;
+	stat_add(m, kind, pages, +1);
+	return 0;
+}
+
+int ucg_memory_margin_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			   uint64_t *ret)
+{
+	struct memcg *m, *it;
+	uint64_t margin = UINT64_MAX;
+	int r = path_memcg(e, h, path, &m);
+
+	if (r < 0)
+		return r;
+	for (it = m; it; it = it->parent) {
+		uint64_t a = it->memory.usage < it->memory.max ? it->memory.max - it->memory.usage : 0;
+		uint64_t b = it->memsw.usage < it->memsw.max ? it->memsw.max - it->memsw.usage : 0;
+
+		if (a < margin)
+			margin = a;
+		if (b < margin)
+			margin = b;
+	}
+	*ret = margin;
+	return 0;
+}
+
+int ucg_memory_oom_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path)
+{
+	struct memcg *m;
+	int r = path_memcg(e, h, path, &m);
+
+	if (r < 0)
+		return r;
+	if (!m->parent)
+		return 0; /* the root has no limit of its own: no memcg OOM there */
+	if (m->oom_kill_disable)
+		m->under_oom = 1;
+	else
+		m->oom_kill++;
+	return m->oom_kill_disable;
+}
+
+int ucg_memory_swap_out_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			     uint64_t pages)
+{
+	struct memcg *m;
+	int r = path_memcg(e, h, path, &m);
+
+	if (r < 0)
+		return r;
+	if (m->pages[UCG_MEM_ANON] < pages)
+		return -ERANGE;
+	/* the page leaves memory but stays in memsw (memory + swap) */
+	m->pages[UCG_MEM_ANON] -= pages;
+	m->stat[ST_RSS] -= pages;
+	m->stat[ST_INACTIVE_ANON] -= pages;
+	m->stat[ST_PGPGOUT] += pages;
+	m->stat[ST_SWAP] += pages;
+	ucg_counter_uncharge(&m->memory, pages);
+	return 0;
+}
+
+int ucg_memory_swap_free_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			      uint64_t pages)
+{
+	struct memcg *m, *it;
+	int r = path_memcg(e, h, path, &m);
+
+	if (r < 0)
+		return r;
+	if (m->stat[ST_SWAP] < pages)
+		return -ERANGE;
+	m->stat[ST_SWAP] -= pages;
+	ucg_counter_uncharge(&m->memsw, pages);
+	for (it = m; it; it = it->parent)
+		it->under_oom = 0;
+	return 0;
 }
 
 int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major)

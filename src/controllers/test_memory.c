@@ -275,12 +275,73 @@ static void test_memsw_failcnt_first(void)
 	T_EQ_INT(wr("/a/memory.limit_in_bytes", "40K"), 0);
 	T_EQ_INT(wr("/a/memory.memsw.limit_in_bytes", "40K"), 0);
 	T_EQ_INT(charge("/a", UCG_MEM_ANON, 11), -ENOMEM);
-	T_EQ_STR(rd("/a/memory.memsw.failcnt"), "1\n");
+	/* memsw refused; 6.18 counts no failure there (nor in memory.failcnt) */
+	T_EQ_STR(rd("/a/memory.memsw.failcnt"), "0\n");
 	T_EQ_STR(rd("/a/memory.failcnt"), "0\n");
 	T_EQ_INT(wr("/a/memory.memsw.limit_in_bytes", "80K"), 0);
 	T_EQ_INT(charge("/a", UCG_MEM_ANON, 11), -ENOMEM);
 	T_EQ_STR(rd("/a/memory.failcnt"), "1\n");
 	T_EQ_STR(rd("/a/memory.memsw.usage_in_bytes"), "0\n");
+	teardown();
+}
+
+/* The one-attempt API: a failure per attempt, nothing charged on refusal; margin; OOM
+ * bookkeeping; swap moves pages out of memory but not out of memsw. */
+static void test_try_charge_attempts_and_swap(void)
+{
+	struct ucg_charge_result res;
+	struct ucg_buf path;
+	uint64_t margin = 0;
+	int i;
+
+	setup();
+	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a/b"), 0);
+	T_EQ_INT(wr("/a/memory.limit_in_bytes", "400K"), 0);        /* 100 pages */
+	T_EQ_INT(wr("/a/memory.memsw.limit_in_bytes", "800K"), 0);  /* 200 pages */
+	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 90, NULL), 0);
+	T_EQ_INT(ucg_memory_margin_path(e, h, "/a/b", &margin), 0);
+	T_EQ_INT(margin, 10);
+	/* the kernel's first try: a batch of 64 (refused), then the exact size (fits) */
+	ucg_buf_init(&path);
+	memset(&res, 0, sizeof(res));
+	res.path = &path;
+	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 64, &res), -ENOMEM);
+	T_EQ_STR(path.data, "/a");
+	T_EQ_INT(res.memsw, 0);
+	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 10, NULL), 0);
+	/* nineteen refused attempts: nineteen failures, usage unchanged */
+	for (i = 0; i < 19; i++)
+		T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), -ENOMEM);
+	T_EQ_STR(rd("/a/memory.failcnt"), "20\n");
+	T_EQ_STR(rd("/a/b/memory.failcnt"), "0\n");
+	T_EQ_STR(rd("/a/memory.usage_in_bytes"), "409600\n");
+	/* swap 40 pages out: memory 60 pages, memsw still 100, stat swap 40 */
+	T_EQ_INT(ucg_memory_swap_out_path(e, h, "/a/b", 40), 0);
+	T_EQ_INT(ucg_memory_swap_out_path(e, h, "/a/b", 61), -ERANGE);
+	T_EQ_STR(rd("/a/memory.usage_in_bytes"), "245760\n");
+	T_EQ_STR(rd("/a/memory.memsw.usage_in_bytes"), "409600\n");
+	T_CHECK(strstr(rd("/a/b/memory.stat"), "\nswap 163840\n") != NULL);
+	T_CHECK(strstr(rd("/a/b/memory.stat"), "\nrss 245760\n") != NULL);
+	T_EQ_INT(ucg_memory_margin_path(e, h, "/a/b", &margin), 0);
+	T_EQ_INT(margin, 40);
+	/* memsw (checked first) refuses 101 pages: flagged, no failure counted anywhere */
+	memset(&res, 0, sizeof(res));
+	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 101, &res), -ENOMEM);
+	T_EQ_INT(res.memsw, 1);
+	T_EQ_STR(rd("/a/memory.failcnt"), "20\n");
+	T_EQ_STR(rd("/a/memory.memsw.failcnt"), "0\n");
+	/* freeing swapped pages uncharges memsw only */
+	T_EQ_INT(ucg_memory_swap_free_path(e, h, "/a/b", 40), 0);
+	T_EQ_INT(ucg_memory_swap_free_path(e, h, "/a/b", 1), -ERANGE);
+	T_EQ_STR(rd("/a/memory.memsw.usage_in_bytes"), "245760\n");
+	/* OOM bookkeeping: a kill counted, or under_oom with oom_kill_disable */
+	T_EQ_INT(ucg_memory_oom_path(e, h, "/a"), 0);
+	T_EQ_INT(wr("/a/memory.oom_control", "1"), 0);
+	T_EQ_INT(ucg_memory_oom_path(e, h, "/a"), 1);
+	T_EQ_STR(rd("/a/memory.oom_control"), "oom_kill_disable 1\nunder_oom 1\noom_kill 1\n");
+	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/nope", UCG_MEM_ANON, 1, NULL), -ENOENT);
+	ucg_buf_fini(&path);
 	teardown();
 }
 
@@ -470,6 +531,7 @@ int main(void)
 	T_RUN(test_limit_below_usage);
 	T_RUN(test_charge_hierarchy_failcnt);
 	T_RUN(test_memsw_failcnt_first);
+	T_RUN(test_try_charge_attempts_and_swap);
 	T_RUN(test_reclaim_on_charge);
 	T_RUN(test_oom_control);
 	T_RUN(test_u64_files);

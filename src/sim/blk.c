@@ -483,8 +483,9 @@ void sim_io_pump(struct sim *s, struct sim_io *io)
 			sim_io_pump(s, io);
 			return;
 		}
-		if (r == -ENOMEM) {
-			/* no memory even after reclaim: wait for writeback like a blocked writer */
+		if (r == -ENOMEM || r == -EAGAIN) {
+			/* no memory even after reclaim (or memcg reclaim waits on writeback):
+			 * wait for writeback like a blocked writer */
 			io->blocked = true;
 			io->next_blocked = s->blocked;
 			s->blocked = io;

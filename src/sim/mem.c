@@ -1,25 +1,48 @@
 /* sim/mem.c — the memory model: anonymous memory, hugetlb, the page cache, dirty
  * pages and the flusher that writes them back.
  *
- * Machine. `memory SIZE` pages of RAM (default 1 GiB), no swap. Used = anon + page
- * cache. A page-cache page lives in a frame of a global LRU list (oldest first);
- * anonymous pages are counted, not placed.
+ * Machine. `memory SIZE` pages of RAM (default 1 GiB), `set swap SIZE` of swap
+ * (default none, as the reference machine). Used = resident anon + page cache. A
+ * page-cache page lives in a frame of a global LRU list (oldest first); anonymous
+ * pages are counted, not placed.
  *
  * Charging. Every page is charged to a memory cgroup through the controller's API
  * (controllers/charge.h): anon pages to the allocating task's memcg, page-cache pages
  * to the memcg of the first task that touched them (read or write), as the kernel
  * does; a page stays charged to that cgroup until it is freed (refund on free, to
  * the same cgroup, as move_charge_at_immigrate = 0). The controller holds the
- * counters, limits, failcnt, memsw (= memory: no swap) and oom_control; it reclaims
- * clean page cache of the refusing cgroup's subtree and says how many pages, and the
- * model then drops that many of its own clean pages from each cgroup whose local
- * page-cache count in memory.stat fell (oldest first), so both agree page for page.
+ * counters, limits, failcnt, memsw and oom_control; the model runs the kernel's
+ * charge loop (try_charge_memcg) against them one attempt at a time
+ * (ucg_memory_try_charge_path), so memory.failcnt counts what the kernel's does:
+ *  - anon is charged as page faults of one page: while 64 pages fit, faults take a
+ *    batch of 64 and feed the per-CPU stock (no failure; the stock is empty when an
+ *    allocation starts, so this covers the margin down to margin mod 64); below that
+ *    each fault's batch attempt fails (1 failure) before the exact one;
+ *  - page cache is charged one folio per stream step (up to 64 pages);
+ *  - a refused exact attempt: memcg reclaim of the refusing cgroup's subtree (at
+ *    least 32 pages, SWAP_CLUSTER_MAX), retry; one more retry after draining stocks;
+ *    free retries while reclaim progresses for charges of 8 pages or less; then 16
+ *    retries (MAX_RECLAIM_RETRIES); then OOM. Every refused attempt is a failure in
+ *    the refusing cgroup's memory.failcnt (a memsw refusal counts none, as 6.18).
+ *    With nothing to reclaim a refused fault costs 19 failures, the kernel's figure
+ *    here (docs/controllers-verified.md).
+ * Memcg reclaim takes, in order: clean page cache of the subtree, oldest first on
+ * the LRU; anon pages to swap, when the machine has swap left, the memory (not the
+ * memsw) limit refused and the pages' memcg has swappiness > 0 (v1 memcg reclaim
+ * leaves anon alone at swappiness 0), the task with the most resident pages there
+ * first (no anon LRU); swapped pages leave memory.usage_in_bytes and stay in
+ * memsw.usage_in_bytes (memory.stat swap). Dirty pages cannot be dropped: reclaim
+ * starts their writeback and the charger waits for it (v1 memcg reclaim waits on
+ * pages under writeback), a buffered writer like a blocked writer, an allocation
+ * until the next writeback completion; then the cleaned pages are reclaimed without
+ * another failed attempt. Swapped pages are never swapped back in.
  *
- * OOM. A charge the controller still refuses: if that cgroup's oom_kill_disable is 0
- * the model kills the task with the most anonymous memory in the refusing cgroup's
- * subtree (the kernel's badness reduced to rss) and retries, at most 8 times; with
- * oom_kill_disable 1 the allocation is refused and the task carries on (the kernel
- * would put it to sleep until memory is freed; the model does not block it).
+ * OOM. After the retries: with oom_kill_disable 0 the model kills the task with the
+ * most anonymous memory in the refusing cgroup's subtree (the kernel's badness
+ * reduced to rss) and retries (16 more); if that was the charging task its charge
+ * ends there. With oom_kill_disable 1 the rest of the allocation is refused, under_oom
+ * reads 1 and the task carries on (the kernel would put it to sleep until memory is
+ * freed; the model does not block it).
  *
  * Global pressure. When used + new > RAM, clean page-cache pages are evicted, first
  * those charged to cgroups above their memory.soft_limit_in_bytes (soft-limit
@@ -40,7 +63,7 @@
  * dirty pages of the same file up to 256 KiB while they resolve to the same charged
  * cgroup, with at most 16 requests in flight.
  *
- * Limits. No swap, no LRU active/inactive aging, no refaults, no mmap'd file pages, no
+ * Limits. No swap-in, no LRU active/inactive aging, no refaults, no mmap'd file pages, no
  * per-memcg dirty limits or per-memcg writeback (cgroup writeback of later kernels is
  * only approximated by the "inode" design), no dirty-page rate limiting beyond
  * blocking at the limit. Hugetlb pages are charged to the hugetlb controller but the
@@ -169,42 +192,6 @@ static void evict(struct sim *s, uint32_t f, bool engine_too)
 	s->cache_used--;
 }
 
-/* After the controller reclaimed pages under `top`, drops the same pages here: each
- * cgroup loses as many of its clean pages (oldest first) as memory.stat says it lost. */
-static void sync_reclaim(struct sim *s, struct sim_cg *top)
-{
-	struct ucg_buf b;
-	size_t i;
-
-	ucg_buf_init(&b);
-	for (i = 0; i < s->ncgs; i++) {
-		struct sim_cg *cg = s->cgs[i];
-		char path[1100];
-		int64_t engine_pages;
-		const char *p;
-		uint32_t f;
-
-		if (cg->removed || cg->hier != top->hier || !sim_cg_is_under(cg, top))
-			continue;
-		ucg_buf_reset(&b);
-		snprintf(path, sizeof(path), "%s/memory.stat", strcmp(cg->path, "/") ? cg->path : "");
-		if (ucg_fs_read_all(s->e, cg->hier->h, path, &s->root_cred, &b) < 0 || !b.data)
-			continue;
-		p = strncmp(b.data, "cache ", 6) ? strstr(b.data, "\ncache ") : b.data - 1;
-		if (!p)
-			continue;
-		engine_pages = (int64_t)(strtoull(p + 7, NULL, 10) / SIM_PAGE);
-		for (f = s->lru_head; f != SIM_NO_FRAME && cg->cache_local > engine_pages;) {
-			uint32_t next = s->frames[f].lru_next;
-
-			if (s->frames[f].memcg == cg && !(s->frames[f].flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)))
-				evict(s, f, false);
-			f = next;
-		}
-	}
-	ucg_buf_fini(&b);
-}
-
 static struct sim_task *largest_in(struct sim *s, struct sim_cg *top)
 {
 	struct sim_task *best = NULL;
@@ -240,49 +227,208 @@ void sim_oom_kill(struct sim *s, struct sim_task *t, struct sim_cg *where, int l
 	sim_task_exit(s, t);
 }
 
-/* Charges pages of kind to t's memcg, OOM-killing as the controller says. Returns 0,
- * -ENOMEM (refused, oom_kill_disable), or -ESRCH when t itself was killed. *ret_cg is
- * the cgroup charged (NULL without a memory hierarchy). */
-static int memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kind,
-			uint64_t pages, struct sim_cg **ret_cg)
+static bool writeback_one(struct sim *s, uint32_t fr);
+
+/* Books n anon pages charged to cg on t. */
+static void anon_record(struct sim *s, struct sim_task *t, struct sim_cg *cg, uint64_t n)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (t->anon_cg[i] == cg || (!t->anon_cg[i] && !t->anon_n[i]) || i == 3)
+			break;
+	/* more than four cgroups: the last slot takes the rest (the total stays exact) */
+	t->anon_cg[i] = cg;
+	t->anon_n[i] += n;
+	t->anon_pages += n;
+	s->anon_used += n;
+	cg_mem_add(cg, (int64_t)n);
+}
+
+
+/* memory.swappiness of cg (60 when unreadable). */
+static unsigned cg_swappiness(struct sim *s, struct sim_cg *cg)
+{
+	struct ucg_buf b;
+	char path[1100];
+	unsigned v = 60;
+
+	ucg_buf_init(&b);
+	snprintf(path, sizeof(path), "%s/memory.swappiness", strcmp(cg->path, "/") ? cg->path : "");
+	if (ucg_fs_read_all(s->e, cg->hier->h, path, &s->root_cred, &b) == 0 && b.data)
+		v = (unsigned)strtoul(b.data, NULL, 10);
+	ucg_buf_fini(&b);
+	return v;
+}
+
+/* Moves up to want resident anon pages charged under top to swap, task by task (the
+ * one with the most resident pages there first: anon LRU order is not modelled).
+ * Pages of a memcg with swappiness 0 stay (v1 memcg reclaim does not scan anon
+ * then). Returns the pages swapped. */
+static uint64_t swap_out(struct sim *s, struct sim_cg *top, uint64_t want)
 {
 	struct sim_hier *mh = mem_hier(s);
-	struct sim_cg *cg;
-	int tries, r = 0;
+	uint64_t done = 0;
 
-	*ret_cg = NULL;
-	if (!mh || pages == 0)
-		return 0;
-	cg = sim_task_cg(s, t, SIM_SS_MEMORY);
-	if (!cg)
-		return 0;
-	for (tries = 0; tries < 8; tries++) {
+	while (done < want && s->swap_used < s->swap_pages) {
+		struct sim_task *best = NULL;
+		int bi = -1;
+		uint64_t bres = 0, n;
+		size_t k;
+		int i;
+
+		for (k = 0; k < s->ntasks; k++) {
+			struct sim_task *t = s->tasks[k];
+
+			if (!t->alive)
+				continue;
+			for (i = 0; i < 4; i++) {
+				struct sim_cg *c = t->anon_cg[i];
+				uint64_t res = t->anon_n[i] - t->anon_swap[i];
+
+				if (c && res > bres && sim_cg_is_under(c, top) && cg_swappiness(s, c)) {
+					best = t;
+					bi = i;
+					bres = res;
+				}
+			}
+		}
+		if (!best)
+			break;
+		n = want - done;
+		if (n > bres)
+			n = bres;
+		if (n > s->swap_pages - s->swap_used)
+			n = s->swap_pages - s->swap_used;
+		if (ucg_memory_swap_out_path(s->e, mh->h, best->anon_cg[bi]->path, n) < 0)
+			break;
+		best->anon_swap[bi] += n;
+		s->anon_used -= n;
+		s->swap_used += n;
+		cg_mem_add(best->anon_cg[bi], -(int64_t)n);
+		done += n;
+	}
+	return done;
+}
+
+/* Memcg reclaim for a charge refused by top, as v1's try_to_free_mem_cgroup_pages:
+ * up to want pages, clean page cache of top's subtree first (oldest first on the
+ * LRU), then anon to swap when may_swap; dirty pages found are written back (they
+ * cannot be dropped before), and *ret_wait says the charger must wait on that
+ * writeback, as v1 memcg reclaim waits on pages under writeback. Returns the pages
+ * freed now. */
+static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, bool may_swap,
+			      bool *ret_wait)
+{
+	uint64_t done = 0;
+	uint32_t f, next;
+
+	*ret_wait = false;
+	for (f = s->lru_head; f != SIM_NO_FRAME && done < want; f = next) {
+		struct sim_frame *fr = &s->frames[f];
+
+		next = fr->lru_next;
+		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top))
+			continue;
+		if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK))
+			continue;
+		evict(s, f, true);
+		done++;
+	}
+	if (done < want && may_swap)
+		done += swap_out(s, top, want - done);
+	if (done < want) {
+		for (f = s->lru_head; f != SIM_NO_FRAME; f = next) {
+			struct sim_frame *fr = &s->frames[f];
+
+			next = fr->lru_next;
+			if (!fr->memcg || !sim_cg_is_under(fr->memcg, top))
+				continue;
+			if (fr->flags & SIM_PG_DIRTY) {
+				*ret_wait = true;
+				if (s->flush_inflight < s->flush_max_inflight)
+					writeback_one(s, f);
+			} else if (fr->flags & SIM_PG_WRITEBACK) {
+				*ret_wait = true;
+			}
+		}
+	}
+	return done;
+}
+
+#define MEMCG_CHARGE_BATCH 64 /* the kernel's per-CPU charge batch */
+#define MAX_RECLAIM_RETRIES 16
+#define RECLAIM_BATCH 32      /* SWAP_CLUSTER_MAX: what memcg reclaim asks for */
+
+/* One kernel charge of n pages (a page fault: n = 1; a page-cache folio: n up to 64)
+ * below a margin of 64, the kernel's try_charge_memcg: the batch attempt (64 pages,
+ * when n is smaller) and the exact one each count a failure where they are refused;
+ * then reclaim (at least 32 pages) and retry; one more retry after draining the
+ * per-CPU stocks; free retries while reclaim makes progress (n <= 8); then 16
+ * retries; then the OOM killer, and 16 more retries after a kill. Returns 0, -EAGAIN
+ * (wait for writeback, then retry), -ENOMEM (refused under oom_kill_disable) or
+ * -ESRCH (t was killed). */
+static int fault_charge(struct sim *s, struct sim_task *t, struct sim_cg *cg,
+			enum ucg_mem_kind kind, uint64_t n)
+{
+	struct sim_hier *mh = mem_hier(s);
+	int retries = MAX_RECLAIM_RETRIES, r;
+	bool drained = false, passed_oom = false;
+
+	if (t->mem_waited) {
+		/* the kernel waited on writeback inside reclaim, then reclaimed the pages
+		 * and retried: no attempt fails in between */
+		bool wait;
+
+		t->mem_waited = false;
+		memcg_reclaim(s, cg, n > RECLAIM_BATCH ? n : RECLAIM_BATCH, true, &wait);
+		drained = true;
+	} else if (n < MEMCG_CHARGE_BATCH) {
+		/* the batch of 64 does not fit (the caller saw a margin under 64): refused */
+		ucg_memory_try_charge_path(s->e, mh->h, cg->path, kind, MEMCG_CHARGE_BATCH, NULL);
+	}
+	for (;;) {
 		struct ucg_charge_result res;
 		struct ucg_buf where;
 		struct sim_cg *refuser;
 		struct sim_task *victim;
+		uint64_t reclaimed, margin = 0;
+		bool wait;
 
 		memset(&res, 0, sizeof(res));
 		ucg_buf_init(&where);
 		res.path = &where;
-		r = ucg_memory_charge_path(s->e, mh->h, cg->path, kind, pages, &res);
-		refuser = where.data ? sim_cg_find(mh, where.data) : NULL;
+		r = ucg_memory_try_charge_path(s->e, mh->h, cg->path, kind, n, &res);
+		refuser = r == -ENOMEM && where.data ? sim_cg_find(mh, where.data) : NULL;
 		ucg_buf_fini(&where);
-		if (res.reclaimed)
-			sync_reclaim(s, refuser ? refuser : mh->root);
-		if (r == 0) {
-			*ret_cg = cg;
-			return 0;
-		}
 		if (r != -ENOMEM)
 			return r;
-		if (refuser)
-			refuser->mem_refused++;
-		if (res.oom_kill_disable) {
+		if (!refuser)
+			refuser = mh->root;
+		reclaimed = memcg_reclaim(s, refuser, n > RECLAIM_BATCH ? n : RECLAIM_BATCH,
+					  !res.memsw, &wait);
+		if (ucg_memory_margin_path(s->e, mh->h, cg->path, &margin) == 0 && margin >= n)
+			continue;
+		if (!drained) {
+			drained = true;
+			continue;
+		}
+		if (reclaimed && n <= 8) /* PAGE_ALLOC_COSTLY_ORDER: small charges */
+			continue;
+		if (wait) {
+			t->mem_waited = true;
+			return -EAGAIN;
+		}
+		if (retries-- > 0)
+			continue;
+		if (passed_oom && !t->alive)
+			return -ESRCH;
+		refuser->mem_refused++;
+		if (ucg_memory_oom_path(s->e, mh->h, refuser->path) == 1) {
 			ucg_buf_puts(&s->log, "[");
 			sim_format_time(s->now, &s->log);
 			sim_logf(s, "] %s (tid %d) waits under OOM in %s:%s (oom_kill_disable)\n",
-				 t->name, t->tid, mh->name, refuser ? refuser->path : "?");
+				 t->name, t->tid, mh->name, refuser->path);
 			return -ENOMEM;
 		}
 		victim = largest_in(s, refuser);
@@ -290,8 +436,71 @@ static int memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kin
 			victim = t;
 		sim_oom_kill(s, victim, refuser, 0);
 		if (victim == t)
-			return -ESRCH;
+			return -ESRCH; /* the dying task's charge ends (19 failures per OOM, measured) */
+		passed_oom = true;
+		retries = MAX_RECLAIM_RETRIES;
 	}
+}
+
+/* Charges pages of kind to t's memcg the kernel's way: anon as that many page
+ * faults of one page each (fault_charge near the limit), page cache as one folio of
+ * all the pages (at most 64: one step of a stream). *ret_done: pages charged, all of
+ * them on success; on failure anon pages charged stay booked on t, page cache is the
+ * caller's to return. Returns 0 or fault_charge's error. *ret_cg is the cgroup
+ * charged (NULL without a memory hierarchy). */
+static int memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kind,
+			uint64_t pages, struct sim_cg **ret_cg, uint64_t *ret_done)
+{
+	struct sim_hier *mh = mem_hier(s);
+	struct sim_cg *cg;
+	uint64_t done = 0;
+	int r = 0;
+
+	*ret_cg = NULL;
+	*ret_done = 0;
+	if (!mh || pages == 0)
+		return 0;
+	cg = sim_task_cg(s, t, SIM_SS_MEMORY);
+	if (!cg)
+		return 0;
+	*ret_cg = cg;
+	while (done < pages) {
+		uint64_t margin = 0, bulk;
+
+		/* while 64 more pages fit, faults take a batch of 64 (one page used, the
+		 * rest kept in the per-CPU stock for the next faults): no failure. The
+		 * stock is empty when an allocation starts, so batches cover the margin
+		 * down to margin mod 64; below that each fault's batch attempt fails. */
+		r = ucg_memory_margin_path(s->e, mh->h, cg->path, &margin);
+		if (r < 0)
+			break;
+		bulk = margin >= MEMCG_CHARGE_BATCH ? margin - margin % MEMCG_CHARGE_BATCH : 0;
+		if (bulk > pages - done)
+			bulk = pages - done;
+		if (kind != UCG_MEM_ANON && bulk < pages)
+			bulk = 0; /* a folio is charged whole */
+		if (bulk) {
+			r = ucg_memory_try_charge_path(s->e, mh->h, cg->path, kind, bulk, NULL);
+			if (r < 0)
+				break;
+			if (kind == UCG_MEM_ANON)
+				anon_record(s, t, cg, bulk);
+			done += bulk;
+			continue;
+		}
+		if (kind != UCG_MEM_ANON) {
+			r = fault_charge(s, t, cg, kind, pages);
+			if (r == 0)
+				done = pages;
+			break;
+		}
+		r = fault_charge(s, t, cg, kind, 1);
+		if (r < 0)
+			break;
+		anon_record(s, t, cg, 1);
+		done++;
+	}
+	*ret_done = done;
 	return r;
 }
 
@@ -354,7 +563,8 @@ static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 int sim_mem_alloc(struct sim *s, struct sim_task *t, uint64_t pages, int line)
 {
 	struct sim_cg *cg;
-	int r, i;
+	uint64_t done;
+	int r;
 
 	if (!make_room(s, pages, t)) {
 		if (!t->alive)
@@ -363,23 +573,25 @@ int sim_mem_alloc(struct sim *s, struct sim_task *t, uint64_t pages, int line)
 	}
 	if (!t->alive)
 		return 0;
-	r = memcg_charge(s, t, UCG_MEM_ANON, pages, &cg);
+	/* charged pages are booked on t as they are charged (reclaim may swap them) */
+	r = memcg_charge(s, t, UCG_MEM_ANON, pages, &cg, &done);
+	if (!t->alive)
+		return 0; /* killed while charging: its exit returned what it had */
+	if (!cg)
+		anon_record(s, t, NULL, pages);
+	if (r == -EAGAIN) {
+		/* memcg reclaim waits on writeback: the rest is charged when it completes */
+		if (!t->alloc_wait) {
+			t->next_alloc_wait = s->alloc_waiters;
+			s->alloc_waiters = t;
+		}
+		t->alloc_wait += pages - done;
+		return 0;
+	}
 	if (r == -ENOMEM || r == -ESRCH)
 		return 0; /* refused or killed: logged, the run goes on */
 	if (r < 0)
 		return sim_fail(s, line, r, "alloc: %s", t->name);
-	for (i = 0; i < 4; i++)
-		if (t->anon_cg[i] == cg || (!t->anon_cg[i] && !t->anon_n[i]) || i == 3)
-			break;
-	if (t->anon_cg[i] != cg && i == 3 && t->anon_n[3]) {
-		/* more than four cgroups: keep the old ones exact, lose nothing in the total */
-		i = 3;
-	}
-	t->anon_cg[i] = cg;
-	t->anon_n[i] += pages;
-	t->anon_pages += pages;
-	s->anon_used += pages;
-	cg_mem_add(cg, (int64_t)pages);
 	return 0;
 }
 
@@ -392,17 +604,26 @@ int sim_mem_free(struct sim *s, struct sim_task *t, uint64_t pages)
 		pages = t->anon_pages;
 	for (i = 3; i >= 0 && pages; i--) {
 		uint64_t n = t->anon_n[i] < pages ? t->anon_n[i] : pages;
+		uint64_t resident = t->anon_n[i] - t->anon_swap[i];
+		uint64_t nres = n < resident ? n : resident, nswap = n - nres;
 
 		if (!n)
 			continue;
-		if (t->anon_cg[i] && mh)
-			ucg_memory_uncharge_path(s->e, mh->h, t->anon_cg[i]->path, UCG_MEM_ANON, n);
-		cg_mem_add(t->anon_cg[i], -(int64_t)n);
+		if (t->anon_cg[i] && mh) {
+			if (nres)
+				ucg_memory_uncharge_path(s->e, mh->h, t->anon_cg[i]->path,
+							 UCG_MEM_ANON, nres);
+			if (nswap)
+				ucg_memory_swap_free_path(s->e, mh->h, t->anon_cg[i]->path, nswap);
+		}
+		cg_mem_add(t->anon_cg[i], -(int64_t)nres);
 		t->anon_n[i] -= n;
+		t->anon_swap[i] -= nswap;
 		if (!t->anon_n[i])
 			t->anon_cg[i] = NULL;
 		t->anon_pages -= n;
-		s->anon_used -= n;
+		s->anon_used -= nres;
+		s->swap_used -= nswap;
 		pages -= n;
 	}
 	return 0;
@@ -523,7 +744,7 @@ static uint32_t file_index(struct sim *s, struct sim_file *f)
 static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, uint64_t first,
 		       uint64_t n)
 {
-	uint64_t i, missing = 0;
+	uint64_t i, missing = 0, done;
 	struct sim_cg *cg;
 	uint32_t fi = file_index(s, f);
 	int r;
@@ -543,9 +764,13 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 		return r;
 	if (!t->alive)
 		return -ESRCH;
-	r = memcg_charge(s, t, UCG_MEM_FILE, missing, &cg);
-	if (r < 0)
+	r = memcg_charge(s, t, UCG_MEM_FILE, missing, &cg, &done);
+	if (r < 0) {
+		/* all or nothing for the page cache: the pages charged go back */
+		if (done && cg)
+			ucg_memory_uncharge_path(s->e, mem_hier(s)->h, cg->path, UCG_MEM_FILE, done);
 		return r;
+	}
 	for (i = first; i < first + n; i++) {
 		uint32_t fr;
 
@@ -681,6 +906,24 @@ static void wake_writers(struct sim *s)
 	}
 }
 
+/* Allocations that waited on writeback in memcg reclaim try again. */
+static void wake_allocs(struct sim *s)
+{
+	struct sim_task *t = s->alloc_waiters;
+
+	s->alloc_waiters = NULL;
+	while (t) {
+		struct sim_task *next = t->next_alloc_wait;
+		uint64_t n = t->alloc_wait;
+
+		t->alloc_wait = 0;
+		t->next_alloc_wait = NULL;
+		if (t->alive && n)
+			sim_mem_alloc(s, t, n, 0);
+		t = next;
+	}
+}
+
 /* Builds and submits one writeback request starting at frame fr; false if none. */
 static bool writeback_one(struct sim *s, uint32_t fr)
 {
@@ -790,6 +1033,7 @@ void sim_writeback_done(struct sim *s, struct sim_req *r)
 	s->flush_inflight--;
 	if (r->charged)
 		SIM_CG_UP(r->charged, wb_bytes, r->bytes);
+	wake_allocs(s);
 	wake_writers(s);
 	flush_work(s);
 }

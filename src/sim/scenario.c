@@ -10,7 +10,7 @@
  *     echo WORDS... > PATH       cat PATH        tc ARGS...      (the ntc model)
  *   the machine
  *     cpus N                     memory SIZE     set KEY VALUE   (dirty_ratio,
- *     dirty_background_ratio, dirty_expire, writeback_interval, sample)
+ *     dirty_background_ratio, dirty_expire, writeback_interval, sample, swap)
  *     device NAME MAJ:MIN [bps=SIZE] [iops=N]
  *     md NAME legs=DEV[,DEV...] [helper=TASK] [cpu=TIME] [major=MAJ:MIN]
  *     file NAME dev=DEV          iface NAME rate=RATE
@@ -259,6 +259,15 @@ static int ck_set(int argc, char **argv, char *why, size_t n)
 
 	if (!strcmp(argv[0], "dirty_ratio") || !strcmp(argv[0], "dirty_background_ratio"))
 		return ck_uint(argv[1], 100, "ratio", why, n);
+	if (!strcmp(argv[0], "swap")) {
+		uint64_t v;
+
+		if (parse_size(argv[1], &v) < 0 || v > (64ull << 30)) {
+			snprintf(why, n, "bad swap size '%s' (0..64G)", argv[1]);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (!strcmp(argv[0], "dirty_expire") || !strcmp(argv[0], "writeback_interval") ||
 	    !strcmp(argv[0], "sample")) {
 		if (sim_parse_time(argv[1], &t) < 0 || t < SIM_MSEC) {
@@ -703,6 +712,8 @@ static int ex_set(struct sim *s, struct sim_cmd *c)
 		s->wb_interval = t;
 	else if (!strcmp(c->argv[1], "sample"))
 		s->sample_every = t;
+	else if (!strcmp(c->argv[1], "swap") && parse_size(c->argv[2], &v) == 0)
+		s->swap_pages = v / SIM_PAGE;
 	return 0;
 }
 

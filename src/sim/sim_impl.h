@@ -136,6 +136,10 @@ struct sim_task {
 	uint64_t anon_pages;
 	struct sim_cg *anon_cg[4];      /* where its anon pages are charged */
 	uint64_t anon_n[4];
+	uint64_t anon_swap[4];          /* of anon_n[i], pages in swap (mem.c) */
+	uint64_t alloc_wait;            /* anon pages waiting for writeback to reclaim */
+	bool mem_waited;                /* its last charge waited on writeback (mem.c) */
+	struct sim_task *next_alloc_wait;
 	uint64_t huge_pages;
 	struct sim_io *io;       /* the running stream, or NULL */
 	sim_time io_started;
@@ -300,6 +304,8 @@ struct sim {
 	size_t fifo_head, fifo_len, fifo_cap;
 	uint32_t next_dirty_seq;
 	uint64_t global_oom_kills;
+	uint64_t swap_pages, swap_used; /* `set swap SIZE` (0: none, the reference machine) */
+	struct sim_task *alloc_waiters; /* allocations waiting on writeback (mem.c) */
 	unsigned char *records;  /* per-frame ownership records, design layout */
 	size_t rec_size;
 	struct sim_attribution attr;
