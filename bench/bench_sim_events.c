@@ -19,6 +19,8 @@
  *   sim.big_run_cpu_s           CPU seconds of bench_sim_charging's 10,000-task,
  *                               1,000-cgroup, 60-virtual-second run
  * Scenario files are read from $UCG_SOURCE_ROOT (default: the current directory).
+ * `bench_sim_events quick` skips the big run; `bench_sim_events only WORD` runs only
+ * the workloads whose figure name contains WORD (for profiling one).
  */
 #include "sim/sim_impl.h"
 
@@ -196,27 +198,43 @@ static void bench_big(void)
 	ucg_buf_fini(&b);
 }
 
+static const char *only;
+
+static bool wanted(const char *figure)
+{
+	return !only || strstr(figure, only);
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
 
-	bench_dispatch();
+	if (argc > 2 && !strcmp(argv[1], "only"))
+		only = argv[2];
+	if (wanted("sim.dispatch_per_s"))
+		bench_dispatch();
 	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
 		char figure[128];
 		size_t len;
-		char *text = slurp(scenarios[i], &len);
+		char *text;
 
+		snprintf(figure, sizeof(figure), "sim.events_per_s.%s", scenarios[i]);
+		if (!wanted(figure))
+			continue;
+		text = slurp(scenarios[i], &len);
 		if (!text) {
 			fprintf(stderr, "bench: scenarios/%s.ucg not found (UCG_SOURCE_ROOT?)\n",
 				scenarios[i]);
 			continue;
 		}
 		snprintf(figure, sizeof(figure), "sim.events_per_s.%s", scenarios[i]);
-		rate(figure, text, len);
+		if (wanted(figure))
+			rate(figure, text, len);
 		ucg_free(text);
 	}
-	bench_cpu_quota();
-	if (argc < 2 || strcmp(argv[1], "quick"))
+	if (wanted("sim.events_per_s.cpu_quota"))
+		bench_cpu_quota();
+	if ((argc < 2 || strcmp(argv[1], "quick")) && wanted("sim.big_run_cpu_s"))
 		bench_big();
 	return 0;
 }

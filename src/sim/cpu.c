@@ -172,7 +172,9 @@ struct cpu_state {
 	struct went *wf;
 	size_t cwf;
 	struct sim_task **run; /* tasks with a rate, for sim_cpu_advance */
-	int64_t *pend;       /* per run entry: ns not yet charged to cpuacct */
+	struct sim_cg **tcg; /* per runnable task: its cpu cgroup */
+	struct sim_task **pl; /* tasks with cpuacct_pend, to flush */
+	size_t npl, cpl;
 	size_t nrun;
 	int *slot;           /* (group slot, CPU) -> its rq, -1; NULL when too large */
 	size_t cslot, slot_ncpu;
@@ -219,7 +221,8 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->cpu_load);
 	ucg_free(st->wf);
 	ucg_free(st->run);
-	ucg_free(st->pend);
+	ucg_free(st->tcg);
+	ucg_free(st->pl);
 	ucg_free(st->slot);
 	ucg_free(st);
 	s->cpu_state = NULL;
@@ -235,10 +238,10 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t ncg, size_t
 		void **arr[] = { (void **)&st->rt, (void **)&st->want, (void **)&st->task_rq,
 				 (void **)&st->task_next, (void **)&st->cpu_tnext,
 				 (void **)&st->mask, (void **)&st->any, (void **)&st->moved,
-				 (void **)&st->run, (void **)&st->pend };
+				 (void **)&st->run, (void **)&st->tcg };
 		size_t sz[] = { sizeof(*st->rt), sizeof(*st->want), sizeof(int), sizeof(int),
 				sizeof(int), sizeof(uint64_t), sizeof(bool), sizeof(bool),
-				sizeof(*st->run), sizeof(int64_t) };
+				sizeof(*st->run), sizeof(*st->tcg) };
 		size_t i;
 
 		for (i = 0; i < sizeof(sz) / sizeof(sz[0]); i++) {
@@ -346,11 +349,9 @@ static int build(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 	for (i = 0; i < s->nr_cpus; i++)
 		st->cpu_root[i] = -1;
 	for (i = 0; i < st->nrt; i++) {
-		struct sim_cg *cg = hi ? sim_task_cg(s, st->rt[i], SIM_SS_CPU) : NULL;
+		struct sim_cg *cg = st->tcg[i];
 		int q;
 
-		if (hi && !cg)
-			cg = hi->root;
 		q = rq_get(st, cg ? cg->id : (int)ncg, cg, st->rt[i]->cpu);
 		if (q < 0)
 			return -ENOMEM;
@@ -694,19 +695,24 @@ int sim_cpulist_parse(const char *p, uint64_t *ret)
 	return 0;
 }
 
+static void flush_task(struct sim *s, struct sim_task *t)
+{
+	if (t->cpuacct_pend > 0 && t->alive)
+		ucg_cpuacct_charge(s->e, t->tid, (unsigned)t->pend_cpu, (uint64_t)t->cpuacct_pend, 0);
+	t->cpuacct_pend = 0;
+}
+
 void sim_cpu_flush(struct sim *s)
 {
 	struct cpu_state *st = s->cpu_state;
 	size_t i;
 
-	for (i = 0; st && i < st->nrun; i++) {
-		struct sim_task *t = st->run[i];
-
-		if (st->pend[i] > 0 && t->alive)
-			ucg_cpuacct_charge(s->e, t->tid, (unsigned)(t->cpu > 0 ? t->cpu : 0),
-					   (uint64_t)st->pend[i], 0);
-		st->pend[i] = 0;
+	for (i = 0; st && i < st->npl; i++) {
+		flush_task(s, st->pl[i]);
+		st->pl[i]->pend_listed = false;
 	}
+	if (st)
+		st->npl = 0;
 }
 
 void sim_cpu_advance(struct sim *s, sim_time now)
@@ -734,7 +740,17 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 		/* cpuacct through the controller, on the task's CPU, all of it user time:
 		 * gathered here and charged by sim_cpu_flush (before a command runs, a
 		 * task exits, the placement changes, and at the end) */
-		st->pend[i] += ns;
+		if (!t->cpuacct_pend)
+			t->pend_cpu = t->cpu > 0 ? t->cpu : 0;
+		t->cpuacct_pend += ns;
+		if (!t->pend_listed) {
+			if (grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
+				flush_task(s, t); /* no room to wait: charge now */
+			} else {
+				st->pl[st->npl++] = t;
+				t->pend_listed = true;
+			}
+		}
 		for (h = 0; h < s->nhier; h++)
 			SIM_CG_UP(t->cg[h], cpu_ns, ns);
 		cg = sim_task_cg(s, t, SIM_SS_CPU);
@@ -826,7 +842,6 @@ void sim_cpu_update(struct sim *s)
 			goto out;
 		s->cpu_state = st;
 	}
-	sim_cpu_flush(s);
 	st->nrun = 0;
 	if (hi)
 		refresh_quota(s, hi->root);
@@ -843,6 +858,9 @@ void sim_cpu_update(struct sim *s)
 			continue;
 		}
 		st->rt[st->nrt] = t;
+		st->tcg[st->nrt] = hi ? sim_task_cg(s, t, SIM_SS_CPU) : NULL;
+		if (hi && !st->tcg[st->nrt])
+			st->tcg[st->nrt] = hi->root;
 		st->want[st->nrt] = t->cpu_demand > 1 ? 1 : t->cpu_demand;
 		task_mask(s, st, st->nrt);
 		st->nrt++;
@@ -851,6 +869,10 @@ void sim_cpu_update(struct sim *s)
 	r = balance(s, st, hi);
 	if (r < 0)
 		goto out;
+	/* time run on a CPU is charged there before the task leaves it */
+	for (i = 0; i < st->nrt; i++)
+		if (st->rt[i]->cpuacct_pend && st->rt[i]->pend_cpu != st->rt[i]->cpu)
+			flush_task(s, st->rt[i]);
 	if (hi)
 		clear_alloc(hi->root);
 	r = grow((void **)&st->wf, &st->cwf, st->nrq + st->nrt + 1, sizeof(*st->wf));
@@ -861,10 +883,8 @@ void sim_cpu_update(struct sim *s)
 			share_rq(s, st, st->cpu_root[i], 1.0, 0);
 	st->nrun = 0;
 	for (i = 0; i < st->nrt; i++)
-		if (st->rt[i]->rate > 0) {
-			st->pend[st->nrun] = 0;
+		if (st->rt[i]->rate > 0)
 			st->run[st->nrun++] = st->rt[i];
-		}
 	if (hi) {
 		sim_time at;
 

@@ -132,6 +132,9 @@ struct sim_task {
 	double rate;             /* CPUs granted now */
 	uint64_t affinity;       /* `taskset` CPUs (bit i: CPU i), 0 = all */
 	int cpu;                 /* the CPU it is queued on while runnable, -1 none */
+	int64_t cpuacct_pend;    /* ns run on CPU pend_cpu, not yet charged to cpuacct */
+	int pend_cpu;
+	bool pend_listed;        /* in cpu.c's list of tasks with pending time */
 	int64_t cpu_ns;
 	uint64_t anon_pages;
 	struct sim_cg *anon_cg[4];      /* where its anon pages are charged */
