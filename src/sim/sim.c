@@ -475,14 +475,32 @@ void sim_cg_refresh(struct sim *s, struct sim_cg *cg)
 	ucg_buf_fini(&b);
 }
 
+/* The index in hier[] of the hierarchy carrying ss, -1; a table rebuilt after each
+ * mount, since every task event asks. */
+static int ss_index(struct sim *s, enum sim_ss ss)
+{
+	if (s->ss_hier_n != s->nhier) {
+		int k;
+		size_t i;
+
+		for (k = 0; k < SIM_SS_NR; k++) {
+			s->ss_hier[k] = -1;
+			for (i = 0; i < s->nhier; i++)
+				if (s->hier[i]->ss_mask & (1u << k)) {
+					s->ss_hier[k] = (signed char)i;
+					break;
+				}
+		}
+		s->ss_hier_n = s->nhier;
+	}
+	return s->ss_hier[ss];
+}
+
 struct sim_hier *sim_hier_of(struct sim *s, enum sim_ss ss)
 {
-	size_t i;
+	int i = ss_index(s, ss);
 
-	for (i = 0; i < s->nhier; i++)
-		if (s->hier[i]->ss_mask & (1u << ss))
-			return s->hier[i];
-	return NULL;
+	return i < 0 ? NULL : s->hier[i];
 }
 
 struct sim_hier *sim_hier_by_name(struct sim *s, const char *name)
@@ -665,13 +683,10 @@ out:
 
 struct sim_cg *sim_task_cg(struct sim *s, struct sim_task *t, enum sim_ss ss)
 {
-	size_t i;
+	int i = ss_index(s, ss);
 
-	sim_task_refresh(s, t);
-	for (i = 0; i < s->nhier; i++)
-		if (s->hier[i]->ss_mask & (1u << ss))
-			return t->cg[i];
-	return NULL;
+	sim_task_refresh(s, t); /* callers rely on t->cg[] being current after this */
+	return i < 0 ? NULL : t->cg[i];
 }
 
 /* ---- provider --------------------------------------------------------------------- */
@@ -736,6 +751,7 @@ int sim_new(const struct sim_config *cfg, struct sim **ret)
 	ucg_prng_seed(&s->prng, s->cfg.seed);
 	s->root_cred = ucg_cred_root();
 	s->next_tid = 100;
+	s->ss_hier_n = SIZE_MAX; /* built on first use */
 	s->nr_cpus = 1;
 	s->sample_every = SIM_SEC;
 	sim_cpu_init(s);

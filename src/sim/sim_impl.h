@@ -269,6 +269,8 @@ struct sim {
 	/* engine view */
 	struct sim_hier *hier[SIM_MAX_HIER];
 	size_t nhier;
+	signed char ss_hier[SIM_SS_NR]; /* controller -> index in hier[], -1; valid ... */
+	size_t ss_hier_n;        /* ... while nhier is this (mounts only add) */
 	struct sim_cg **cgs;   /* by id */
 	size_t ncgs, ccgs;
 	uint64_t cfg_epoch, memb_epoch;
