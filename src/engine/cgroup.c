@@ -252,12 +252,15 @@ int ucg_cgroup_create(struct ucg_cgroup *parent, const char *name, size_t len, u
 	if (r < 0)
 		goto fail;
 	r = ucg_htable_reserve(&parent->child_names);
+	if (r == 0)
+		r = ucg_htable_reserve(&h->by_serial);
 	if (r < 0)
 		goto fail;
 	r = ucg_cgroup_css_create(cg, h->ss_mask);
 	if (r < 0)
 		goto fail;
 	ucg_htable_insert(&parent->child_names, &cg->name_node, name_hash(name, len));
+	ucg_htable_insert(&h->by_serial, &cg->serial_node, ucg_hash_u64(cg->serial));
 	/* A removed child kept alive (open file, zombie) may still reach its parent's
 	 * controller state (pids uncharges a reaped zombie up the tree), so it pins a
 	 * non-root parent; the root is freed with its hierarchy and never reached. */
@@ -285,6 +288,7 @@ int ucg_cgroup_remove(struct ucg_cgroup *cg)
 	if (ucg_cgroup_populated(cg) || cg->nr_children)
 		return -EBUSY;
 	ucg_htable_remove(&parent->child_names, &cg->name_node);
+	ucg_htable_remove(&cg->h->by_serial, &cg->serial_node);
 	ucg_list_del(&cg->sibling);
 	parent->nr_children--;
 	cg->h->nr_cgroups--;

@@ -154,6 +154,37 @@ static void stat_file(const struct ucg_cgroup *cg, int idx, struct ucg_stat *st)
 	st->nlink = 1;
 }
 
+static int serial_match(const struct ucg_hnode *n, const void *key)
+{
+	return ucg_container_of(n, struct ucg_cgroup, serial_node)->serial == *(const uint64_t *)key;
+}
+
+int ucg_fs_ino_path(struct ucg_hierarchy *h, uint64_t ino, struct ucg_buf *out)
+{
+	uint64_t serial = ino >> 8;
+	int idx = (int)(ino & 0xff) - 1, n;
+	struct ucg_hnode *node = ucg_htable_find(&h->by_serial, ucg_hash_u64(serial), serial_match,
+						 &serial);
+	struct ucg_cgroup *cg;
+	const struct ucg_dirfile *files;
+
+	if (!node)
+		return -ENOENT;
+	cg = ucg_container_of(node, struct ucg_cgroup, serial_node);
+	if (idx >= 0) {
+		files = ucg_cgroup_files(cg, &n);
+		if (idx >= n)
+			return -ENOENT;
+		if (cg->parent)
+			ucg_cgroup_path(cg, out);
+		ucg_buf_putc(out, '/');
+		ucg_buf_puts(out, files[idx].name);
+	} else {
+		ucg_cgroup_path(cg, out);
+	}
+	return ucg_buf_error(out);
+}
+
 int ucg_fs_getattr(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 		   const struct ucg_cred *cred, struct ucg_stat *ret)
 {

@@ -374,6 +374,51 @@ static void test_search_permission(void)
 	ucg_engine_free(e);
 }
 
+/* ucg_fs_ino_path: inode numbers name the same entry across renames, never a removed
+ * one, and a number past a directory's file table names nothing. */
+static void ino_path_is(struct ucg_hierarchy *h, uint64_t ino, const char *want)
+{
+	struct ucg_buf b;
+
+	ucg_buf_init(&b);
+	T_EQ_INT(ucg_fs_ino_path(h, ino, &b), 0);
+	T_EQ_STR(b.data ? b.data : "", want);
+	ucg_buf_fini(&b);
+}
+
+static void test_ino_path(void)
+{
+	struct ucg_engine *e = fx_engine();
+	struct ucg_hierarchy *h = fx_mount(e, "none,name=t");
+	struct ucg_cred root = ucg_cred_root();
+	struct ucg_stat rs, ds, fs, rfs;
+	struct ucg_buf b;
+
+	ucg_buf_init(&b);
+	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a/b"), 0);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/", &root, &rs), 0);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/a/b", &root, &ds), 0);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/a/b/tasks", &root, &fs), 0);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/release_agent", &root, &rfs), 0);
+	ino_path_is(h, rs.ino, "/");
+	ino_path_is(h, rfs.ino, "/release_agent");
+	ino_path_is(h, ds.ino, "/a/b");
+	ino_path_is(h, fs.ino, "/a/b/tasks");
+	T_EQ_INT(ucg_fs_rename(e, h, "/a/b", "/a/c", &root), 0);
+	ino_path_is(h, ds.ino, "/a/c");
+	ino_path_is(h, fs.ino, "/a/c/tasks");
+	T_EQ_INT(ucg_fs_ino_path(h, ds.ino + 0xff, &b), -ENOENT); /* past the table */
+	T_EQ_INT(ucg_fs_rmdir(e, h, "/a/c", &root), 0);
+	T_EQ_INT(ucg_fs_ino_path(h, ds.ino, &b), -ENOENT);
+	T_EQ_INT(ucg_fs_ino_path(h, fs.ino, &b), -ENOENT);
+	T_EQ_INT(fx_mkdir(e, h, "/a/c"), 0);
+	T_EQ_INT(ucg_fs_ino_path(h, ds.ino, &b), -ENOENT); /* a new cgroup, a new number */
+	T_EQ_INT((int)b.len, 0);
+	ucg_buf_fini(&b);
+	ucg_engine_free(e);
+}
+
 int main(void)
 {
 	T_RUN(test_root_and_child_files);
@@ -388,5 +433,6 @@ int main(void)
 	T_RUN(test_removed_cgroup_files);
 	T_RUN(test_delegation);
 	T_RUN(test_search_permission);
+	T_RUN(test_ino_path);
 	return t_done();
 }

@@ -61,6 +61,9 @@ struct ucg_hierarchy {
 	int refcnt;
 	int dead; /* destroyed: out of the engine's list, its slot and id free */
 	struct ucg_cgroup *root;
+	/* Live cgroups by serial (struct ucg_cgroup.serial_node): ucg_fs_ino_path, for
+	 * front ends that name entries by inode number (FUSE's low-level API). */
+	struct ucg_htable by_serial;
 	struct ucg_list node; /* in engine->hierarchies, creation order */
 	/* The files of the root and of every other cgroup, sorted by name. Rebuilt when
 	 * controllers are bound or released (only possible while the root is alone). */
@@ -76,6 +79,7 @@ struct ucg_cgroup {
 	struct ucg_list sibling;   /* in parent->children, creation order */
 	struct ucg_list children;
 	struct ucg_hnode name_node; /* in parent->child_names */
+	struct ucg_hnode serial_node; /* in h->by_serial while live (not removed) */
 	struct ucg_htable child_names;
 	int nr_children;
 	uint32_t mode, uid, gid; /* the directory's */

@@ -193,6 +193,11 @@ typedef int (*ucg_filldir_fn)(void *ctx, const char *name, const struct ucg_stat
 
 int ucg_fs_getattr(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 		   const struct ucg_cred *cred, struct ucg_stat *ret);
+/* The path ("/a/b", "/a/b/tasks") of the live entry of h whose ucg_stat.ino is ino,
+ * appended to out, without permission checks: for front ends that name entries by
+ * inode number (FUSE's low-level API; its VFS checked the walk). -ENOENT if no live
+ * cgroup of h has it (removed, or a file index past its directory's table). */
+int ucg_fs_ino_path(struct ucg_hierarchy *h, uint64_t ino, struct ucg_buf *out);
 /* Lists "." and ".." then the entries; stops early if fn returns non-zero. */
 int ucg_fs_readdir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 		   const struct ucg_cred *cred, ucg_filldir_fn fn, void *ctx);

@@ -3,16 +3,30 @@
  * Threads: the main thread polls the control socket, the process-events connector,
  * an eventfd rung by the engine when a release notification is queued, and a
  * signalfd (SIGTERM/SIGINT to stop, SIGCHLD to reap release agents). Each mount has
- * one thread running its FUSE session. Every engine call is made with d->lock held;
- * the engine's sync callback drains the connector under that same lock, so a task
- * forked just before a write to cgroup.procs is known when the write is resolved.
+ * one thread running its FUSE session, and one notifier thread tells the kernel about
+ * changes it cannot see (below). Every engine call is made with d->lock held; the
+ * engine's sync callback drains the connector under that same lock, so a task forked
+ * just before a write to cgroup.procs is known when the write is resolved.
  *
- * The FUSE layer is the high-level libfuse API: the engine's file API is path based,
- * so paths map one to one. Mounted with allow_other and without default_permissions:
- * the engine checks permissions with the caller's credentials, read from
- * /proc/TID/status of the thread FUSE names. direct_io and zero cache timeouts, so
- * each read and write(2) reaches the engine and every mount of one hierarchy sees
- * the same live tree.
+ * The FUSE layer is libfuse's low-level API. A FUSE node id is the engine's inode
+ * number (ucg_stat.ino; FUSE_ROOT_ID stands for the root's), and ucg_fs_ino_path turns
+ * it back into the path the engine's file API takes, so a renamed or removed cgroup is
+ * seen as such whichever mount changed it, and the daemon keeps no table of nodes.
+ *
+ * Latency (docs/filesystem.md): each FUSE round trip costs about as much as the
+ * kernel's whole operation, so the design removes round trips.
+ *  - Mounted with default_permissions: the kernel makes the VFS's DAC checks itself
+ *    (the walk's search permission, open's read/write, may_create/may_delete, setattr),
+ *    exactly as on kernfs, with the caller's real credentials; lookups and getattr need
+ *    no caller credentials. The engine still checks again with the caller's credentials
+ *    (kept per thread by the host provider) where its own rules need them (attach,
+ *    release_agent, ownership of new cgroups).
+ *  - Entries, negative entries and attributes are cached by the kernel (CACHE_TIMEOUT_S).
+ *    A change made through one mount updates that mount's cache as on any filesystem;
+ *    the other mounts of the same hierarchy are told explicitly (inval_entry, delete,
+ *    inval_inode) before the change is answered, so they never show the old tree.
+ *  - Files are direct_io without keep_cache (every read asks the engine: content is
+ *    always fresh) and noflush (close(2) makes no round trip).
  */
 #define FUSE_USE_VERSION 35
 
@@ -28,7 +42,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fuse.h>
+#include <fuse_lowlevel.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -49,6 +63,17 @@
 
 #define MAX_GROUPS UCG_HOST_MAX_GROUPS
 
+/* How long the kernel may keep entries and attributes without asking. Every change is
+ * either made through the mount that caches it or sent to it as an invalidation, so
+ * this bounds only the damage of a change the daemon failed to announce. */
+#define CACHE_TIMEOUT_S 30.0
+
+/* How long a request waits for the other mounts to be told of its change before it is
+ * answered anyway: a notification blocks while the other mount is inside an operation
+ * on the same directory, and that operation may itself be waiting for a notification
+ * (two mounts changing one directory at once); the wait breaks such a cycle. */
+#define NOTIFY_WAIT_MS 100
+
 struct daemon;
 
 /* One mount point. Owned by d->mounts (under d->lock) until its thread ends. */
@@ -57,14 +82,38 @@ struct mnt {
 	struct daemon *d;
 	struct ucg_hierarchy *h;
 	char *name, *dir;
-	struct fuse *fuse;
-	struct fuse_config *cfg; /* the session's config; only its own thread touches it */
+	struct fuse_session *se;
 	pthread_t thread;
 	struct timespec time; /* shown as every file's atime/mtime/ctime */
+	uint64_t root_ino;    /* the engine's inode number of the root (FUSE_ROOT_ID) */
+	/* Notes for this mount's kernel (changes made through other mounts), sent in
+	 * order by this mount's notifier thread. Under d->lock. */
+	struct note *notes, **notes_tail;
+	pthread_cond_t note_cond;
+	pthread_t notifier;
+	int note_stop;
+	int waiting; /* this mount's thread waits for its notes to other mounts */
+};
+
+/* A change the kernel must be told about on one mount (see queue_note). */
+enum note_kind { NOTE_ENTRY, NOTE_DELETE, NOTE_INODE };
+
+/* The notes of one request, which may wait until they are all sent. */
+struct batch {
+	int pending; /* notes not sent yet */
+	int refs;    /* the request's, and one per note */
+};
+
+struct note {
+	struct note *next;
+	enum note_kind kind;
+	uint64_t parent, child; /* FUSE node ids */
+	struct batch *batch;    /* NULL: nobody waits */
+	char name[];
 };
 
 struct daemon {
-	pthread_mutex_t lock; /* protects e, host, mounts, dirty */
+	pthread_mutex_t lock; /* protects e, host, mounts, dirty, the note queues */
 	struct ucg_engine *e;
 	struct ucg_host *host;
 	struct ucg_enforce *enforce;
@@ -73,6 +122,7 @@ struct daemon {
 	int stop;
 	int dirty; /* the tree changed since the state file was written */
 	int restoring;
+	pthread_cond_t note_sent; /* some batch's pending count dropped */
 };
 
 /* ---- callers ----------------------------------------------------------------------- */
@@ -82,15 +132,9 @@ struct caller {
 	uint32_t groups[MAX_GROUPS];
 };
 
-static struct mnt *cur_mnt(void)
+static const struct ucg_cred *get_caller(fuse_req_t req, struct daemon *d, struct caller *c)
 {
-	return fuse_get_context()->private_data;
-}
-
-static const struct ucg_cred *get_caller(struct caller *c)
-{
-	struct fuse_context *ctx = fuse_get_context();
-	struct daemon *d = ((struct mnt *)ctx->private_data)->d;
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	int r;
 
 	/* Apply queued uid/gid/exec events first: they invalidate cached callers. */
@@ -106,26 +150,36 @@ static const struct ucg_cred *get_caller(struct caller *c)
 	return &c->cred;
 }
 
-#define ENGINE_CALL(m, expr)                                                           \
-	({                                                                             \
-		int r_;                                                                \
-		pthread_mutex_lock(&(m)->d->lock);                                     \
-		r_ = (expr);                                                           \
-		pthread_mutex_unlock(&(m)->d->lock);                                   \
-		r_;                                                                    \
-	})
+/* ---- nodes and paths ----------------------------------------------------------------- */
 
-static int mark_dirty(struct mnt *m, int r)
+static uint64_t to_fuse(const struct mnt *m, uint64_t ino)
 {
-	if (r >= 0) {
-		pthread_mutex_lock(&m->d->lock);
-		m->d->dirty = 1;
-		pthread_mutex_unlock(&m->d->lock);
-	}
-	return r;
+	return ino == m->root_ino ? FUSE_ROOT_ID : ino;
 }
 
-/* ---- the operation table ------------------------------------------------------------ */
+/* The engine path of node id (under d->lock). */
+static int node_path(struct mnt *m, fuse_ino_t id, struct ucg_buf *out)
+{
+	ucg_buf_reset(out);
+	if (id == FUSE_ROOT_ID) {
+		ucg_buf_putc(out, '/');
+		return ucg_buf_error(out);
+	}
+	return ucg_fs_ino_path(m->h, id, out);
+}
+
+/* The engine path of name in directory parent (under d->lock). */
+static int child_path(struct mnt *m, fuse_ino_t parent, const char *name, struct ucg_buf *out)
+{
+	int r = node_path(m, parent, out);
+
+	if (r < 0)
+		return r;
+	if (out->data[out->len - 1] != '/')
+		ucg_buf_putc(out, '/');
+	ucg_buf_puts(out, name);
+	return ucg_buf_error(out);
+}
 
 static void fill_stat(const struct mnt *m, const struct ucg_stat *s, struct stat *st)
 {
@@ -139,40 +193,236 @@ static void fill_stat(const struct mnt *m, const struct ucg_stat *s, struct stat
 	st->st_atim = st->st_mtim = st->st_ctim = m->time;
 }
 
-/* Kernel caching of entries and attributes. Every change to what a mount shows is
- * made through that mount (the kernel updates its own cache) unless the hierarchy is
- * mounted more than once; then changes through one mount would leave the others'
- * caches stale, so caching is off while a hierarchy has several mounts. Called in
- * the mount's own thread, before a reply that the kernel caches. */
-#define CACHE_TIMEOUT_S 1.0
-
-static void tune_cache(struct mnt *m, int mounts)
+static void fill_entry(const struct mnt *m, const struct ucg_stat *s, struct fuse_entry_param *e)
 {
-	double t = mounts == 1 ? CACHE_TIMEOUT_S : 0;
+	memset(e, 0, sizeof(*e));
+	e->ino = to_fuse(m, s->ino);
+	e->attr_timeout = CACHE_TIMEOUT_S;
+	e->entry_timeout = CACHE_TIMEOUT_S;
+	fill_stat(m, s, &e->attr);
+}
 
-	if (m->cfg && m->cfg->entry_timeout != t) {
-		m->cfg->entry_timeout = t;
-		m->cfg->attr_timeout = t;
+/* ---- telling other mounts ------------------------------------------------------------ */
+
+/* Why notes are sent by a thread of the receiving mount and why a request waits
+ * only sometimes: telling a mount's kernel that an entry changed locks the directory
+ * there, and the lock may be held by a process inside an operation on that mount,
+ * waiting for its answer. That mount's own thread must therefore never wait for a
+ * note to be sent, else two mounts changing one directory at once would each wait for
+ * the other. So each mount's notes have their own sender, and among the mounts of one
+ * hierarchy at most one request waits for its notes at a time (the others answer at
+ * once and their notes follow within microseconds): the sender it waits for can
+ * always proceed, as the mount it is blocked on has a thread that waits for nothing.
+ * A change made when nothing else changes the hierarchy concurrently is therefore seen
+ * through every mount the moment it is answered. */
+
+/* A batch for the notes of one request on m, or NULL when there is nobody to tell
+ * (under d->lock). */
+static struct batch *begin_notes(struct mnt *m)
+{
+	struct batch *b;
+
+	if (ucg_hierarchy_mount_count(m->h) < 2)
+		return NULL;
+	b = ucg_calloc(1, sizeof(*b));
+	if (b)
+		b->refs = 1;
+	return b; /* on ENOMEM the notes go unwaited */
+}
+
+static void put_batch(struct batch *b)
+{
+	if (b && --b->refs == 0)
+		ucg_free(b);
+}
+
+static void enqueue(struct mnt *o, struct note *n)
+{
+	n->next = NULL;
+	*o->notes_tail = n;
+	o->notes_tail = &n->next;
+	pthread_cond_signal(&o->note_cond);
+}
+
+/* Queues a note for every other live mount of m's hierarchy (under d->lock). */
+static void queue_note(struct mnt *m, struct batch *b, enum note_kind kind, uint64_t parent,
+		       uint64_t child, const char *name)
+{
+	struct mnt *o;
+	size_t len = name ? strlen(name) : 0;
+
+	if (ucg_hierarchy_mount_count(m->h) < 2)
+		return;
+	for (o = m->d->mounts; o; o = o->next) {
+		struct note *n;
+
+		if (o == m || o->h != m->h || o->note_stop)
+			continue;
+		n = ucg_calloc(1, sizeof(*n) + len + 1);
+		if (!n)
+			continue; /* the cache timeout bounds the staleness */
+		n->kind = kind;
+		n->parent = parent;
+		n->child = child;
+		if (name)
+			memcpy(n->name, name, len + 1);
+		if (b) {
+			n->batch = b;
+			b->pending++;
+			b->refs++;
+		}
+		enqueue(o, n);
 	}
 }
 
-static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+/* Waits until the notes of b were sent, if no other mount of the hierarchy waits
+ * already (see above), then drops the request's reference. */
+static void finish_notes(struct mnt *m, struct batch *b)
 {
-	struct mnt *m = fuse_get_context()->private_data;
+	struct daemon *d = m->d;
+	struct timespec until;
+	struct mnt *o;
+	int other = 0;
 
-	m->cfg = cfg;
-	cfg->use_ino = 1;
-	cfg->direct_io = 1;
-	cfg->entry_timeout = 0;
-	cfg->attr_timeout = 0;
-	cfg->negative_timeout = 0;
-	cfg->kernel_cache = 0;
-	cfg->nullpath_ok = 1; /* read/write/release/fstat work through the handle */
+	if (!b)
+		return;
+	pthread_mutex_lock(&d->lock);
+	for (o = d->mounts; o; o = o->next)
+		if (o != m && o->h == m->h && o->waiting)
+			other = 1;
+	if (!other && b->pending) {
+		/* A safety net only: the wait above cannot form a cycle. */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 2;
+		m->waiting = 1;
+		while (b->pending)
+			if (pthread_cond_timedwait(&d->note_sent, &d->lock, &until) != 0)
+				break;
+		m->waiting = 0;
+	}
+	put_batch(b);
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void send_note(struct fuse_session *se, struct note *n)
+{
+	size_t len = strlen(n->name);
+
+	/* Errors are expected: ENOENT when that mount has nothing cached for it. */
+	switch (n->kind) {
+	case NOTE_ENTRY:
+		fuse_lowlevel_notify_inval_entry(se, n->parent, n->name, len);
+		break;
+	case NOTE_DELETE:
+		if (fuse_lowlevel_notify_delete(se, n->parent, n->child, n->name, len) < 0)
+			fuse_lowlevel_notify_inval_entry(se, n->parent, n->name, len);
+		break;
+	case NOTE_INODE:
+		fuse_lowlevel_notify_inval_inode(se, n->child, -1, 0);
+		break;
+	}
+}
+
+/* One per mount: sends the notes queued for it, in order, until the mount ends (its
+ * remaining notes are dropped then: the kernel side is gone). */
+static void *notifier_thread(void *arg)
+{
+	struct mnt *m = arg;
+	struct daemon *d = m->d;
+
+	pthread_mutex_lock(&d->lock);
+	for (;;) {
+		struct note *n;
+
+		while (!m->notes && !m->note_stop)
+			pthread_cond_wait(&m->note_cond, &d->lock);
+		if (!m->notes)
+			break;
+		n = m->notes;
+		m->notes = n->next;
+		if (!m->notes)
+			m->notes_tail = &m->notes;
+		if (!m->note_stop) {
+			/* Sent without d->lock: the kernel may wait for an operation of this
+			 * mount, which needs d->lock to finish. */
+			pthread_mutex_unlock(&d->lock);
+			send_note(m->se, n);
+			pthread_mutex_lock(&d->lock);
+		}
+		if (n->batch) {
+			n->batch->pending--;
+			put_batch(n->batch);
+			pthread_cond_broadcast(&d->note_sent);
+		}
+		ucg_free(n);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+/* ---- the operation table ------------------------------------------------------------ */
+
+static struct mnt *req_mnt(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static void mark_dirty(struct daemon *d)
+{
+	d->dirty = 1;
+}
+
+static void ll_init(void *userdata, struct fuse_conn_info *conn)
+{
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 	/* No FUSE_CAP_DONT_MASK: mkdir's mode arrives with the umask applied. */
-	conn->want &= ~FUSE_CAP_DONT_MASK;
-	return fuse_get_context()->private_data;
+	conn->want &= ~(unsigned)FUSE_CAP_DONT_MASK;
+	/* Directory listings are always read from the engine. */
+	conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS;
+}
+
+static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct mnt *m = req_mnt(req);
+	struct ucg_cred root = ucg_cred_root();
+	struct fuse_entry_param e;
+	struct ucg_buf path;
+	struct ucg_stat s;
+	int r;
+
+	/* The kernel checked search permission on parent (default_permissions). */
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&m->d->lock);
+	r = child_path(m, parent, name, &path);
+	if (r == 0)
+		r = ucg_fs_getattr(m->d->e, m->h, path.data, &root, &s);
+	pthread_mutex_unlock(&m->d->lock);
+	ucg_buf_fini(&path);
+	if (r == -ENOENT) {
+		/* A negative entry, cached like the others: a creation through another
+		 * mount invalidates it. */
+		memset(&e, 0, sizeof(e));
+		e.entry_timeout = CACHE_TIMEOUT_S;
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fill_entry(m, &s, &e);
+	fuse_reply_entry(req, &e);
+}
+
+static void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	fuse_reply_none(req); /* nodes are the engine's: nothing to drop */
+}
+
+static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	fuse_reply_none(req);
 }
 
 /* An open file: the engine's handle and the attributes it had when opened (fstat of
@@ -187,302 +437,511 @@ static struct fh *fh_of(const struct fuse_file_info *fi)
 	return (struct fh *)(uintptr_t)fi->fh;
 }
 
-static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+/* Attributes of node id, without permission checks (under d->lock). */
+static int node_stat(struct mnt *m, fuse_ino_t id, struct ucg_buf *path, struct ucg_stat *s)
 {
-	struct mnt *m = cur_mnt();
-	struct caller c;
+	struct ucg_cred root = ucg_cred_root();
+	int r = node_path(m, id, path);
+
+	return r < 0 ? r : ucg_fs_getattr(m->d->e, m->h, path->data, &root, s);
+}
+
+static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct mnt *m = req_mnt(req);
+	struct ucg_buf path;
 	struct ucg_stat s;
-	const struct ucg_cred *cred;
-	int r, mounts;
-
-	if (!path) {
-		if (!fi)
-			return -ESTALE;
-		fill_stat(m, &fh_of(fi)->st, st);
-		return 0;
-	}
-	cred = get_caller(&c);
-	pthread_mutex_lock(&m->d->lock);
-	r = ucg_fs_getattr(m->d->e, m->h, path, cred, &s);
-	mounts = ucg_hierarchy_mount_count(m->h);
-	pthread_mutex_unlock(&m->d->lock);
-	if (r < 0)
-		return r;
-	tune_cache(m, mounts);
-	fill_stat(m, &s, st);
-	return 0;
-}
-
-struct dir_ctx {
-	struct mnt *m;
-	void *buf;
-	fuse_fill_dir_t filler;
-};
-
-static int dir_fill(void *ctx, const char *name, const struct ucg_stat *s)
-{
-	struct dir_ctx *dc = ctx;
 	struct stat st;
-
-	fill_stat(dc->m, s, &st);
-	return dc->filler(dc->buf, name, &st, 0, 0);
-}
-
-/* nullpath_ok hands readdir no path: keep the one opendir saw. */
-static int op_opendir(const char *path, struct fuse_file_info *fi)
-{
-	char *p = ucg_strdup(path);
-
-	if (!p)
-		return -ENOMEM;
-	fi->fh = (uint64_t)(uintptr_t)p;
-	return 0;
-}
-
-static int op_releasedir(const char *path, struct fuse_file_info *fi)
-{
-	ucg_free((char *)(uintptr_t)fi->fh);
-	return 0;
-}
-
-static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
-		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
-{
-	struct mnt *m = cur_mnt();
-
-	if (!path)
-		path = (const char *)(uintptr_t)fi->fh;
-	struct caller c;
-	struct dir_ctx dc = { m, buf, filler };
-	const struct ucg_cred *cred = get_caller(&c);
-
-	return ENGINE_CALL(m, ucg_fs_readdir(m->d->e, m->h, path, cred, dir_fill, &dc));
-}
-
-static int op_open(const char *path, struct fuse_file_info *fi)
-{
-	struct mnt *m = cur_mnt();
-	struct caller c;
-	struct fh *h = ucg_calloc(1, sizeof(*h));
-	const struct ucg_cred *cred = get_caller(&c);
-	int flags = fi->flags & (O_ACCMODE | O_TRUNC | O_APPEND | O_CREAT | O_EXCL);
 	int r;
 
-	if (!h)
-		return -ENOMEM;
+	ucg_buf_init(&path);
 	pthread_mutex_lock(&m->d->lock);
-	r = ucg_fs_open(m->d->e, m->h, path, flags, cred, &h->f);
-	if (r == 0 && ucg_fs_getattr(m->d->e, m->h, path, cred, &h->st) < 0)
-		memset(&h->st, 0, sizeof(h->st));
+	r = node_stat(m, ino, &path, &s);
 	pthread_mutex_unlock(&m->d->lock);
+	ucg_buf_fini(&path);
+	if (r == -ENOENT && fi && fh_of(fi)) {
+		s = fh_of(fi)->st;
+		r = 0;
+	}
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fill_stat(m, &s, &st);
+	fuse_reply_attr(req, &st, CACHE_TIMEOUT_S);
+}
+
+/* chmod, chown; truncate and utimens succeed on existing entries and change nothing
+ * (core.md §3.4). The kernel made setattr_prepare's checks (default_permissions); the
+ * engine's own follow with the caller's credentials. */
+static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	struct mnt *m = req_mnt(req);
+	struct daemon *d = m->d;
+	struct caller c;
+	const struct ucg_cred *cred = NULL;
+	struct ucg_buf path;
+	struct ucg_stat s;
+	struct stat st;
+	struct batch *b = NULL;
+	int r;
+
+	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))
+		cred = get_caller(req, d, &c);
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&d->lock);
+	r = node_path(m, ino, &path);
+	if (r == 0 && (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
+		r = ucg_fs_chown(d->e, m->h, path.data,
+				 (to_set & FUSE_SET_ATTR_UID) ? (uint32_t)attr->st_uid : (uint32_t)-1,
+				 (to_set & FUSE_SET_ATTR_GID) ? (uint32_t)attr->st_gid : (uint32_t)-1,
+				 cred);
+	if (r == 0 && (to_set & FUSE_SET_ATTR_MODE))
+		r = ucg_fs_chmod(d->e, m->h, path.data, attr->st_mode & 07777, cred);
+	if (cred && r == 0) {
+		mark_dirty(d);
+		b = begin_notes(m);
+		queue_note(m, b, NOTE_INODE, 0, ino, NULL);
+	}
+	if (r == 0)
+		r = node_stat(m, ino, &path, &s);
+	pthread_mutex_unlock(&d->lock);
+	ucg_buf_fini(&path);
+	if (r == -ENOENT && fi && fh_of(fi) && !cred) {
+		s = fh_of(fi)->st;
+		r = 0;
+	}
+	finish_notes(m, b);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fill_stat(m, &s, &st);
+	fuse_reply_attr(req, &st, CACHE_TIMEOUT_S);
+}
+
+static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct mnt *m = req_mnt(req);
+	struct daemon *d = m->d;
+	struct caller c;
+	const struct ucg_cred *cred = get_caller(req, d, &c);
+	struct fuse_entry_param e;
+	struct ucg_cred root = ucg_cred_root();
+	struct ucg_buf path;
+	struct ucg_stat s;
+	struct batch *b = NULL;
+	int r;
+
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&d->lock);
+	r = child_path(m, parent, name, &path);
+	if (r == 0)
+		r = ucg_fs_mkdir(d->e, m->h, path.data, mode & 07777, cred);
+	if (r == 0) {
+		mark_dirty(d);
+		b = begin_notes(m);
+		queue_note(m, b, NOTE_ENTRY, parent, 0, name);
+		r = ucg_fs_getattr(d->e, m->h, path.data, &root, &s);
+	}
+	pthread_mutex_unlock(&d->lock);
+	ucg_buf_fini(&path);
+	finish_notes(m, b);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fill_entry(m, &s, &e);
+	fuse_reply_entry(req, &e);
+}
+
+static void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct mnt *m = req_mnt(req);
+	struct daemon *d = m->d;
+	struct caller c;
+	const struct ucg_cred *cred = get_caller(req, d, &c);
+	struct ucg_cred root = ucg_cred_root();
+	struct ucg_buf path;
+	struct ucg_stat s = { 0 };
+	struct batch *b = NULL;
+	int r;
+
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&d->lock);
+	r = child_path(m, parent, name, &path);
+	if (r == 0) {
+		if (ucg_fs_getattr(d->e, m->h, path.data, &root, &s) < 0)
+			s.ino = 0;
+		r = ucg_fs_rmdir(d->e, m->h, path.data, cred);
+	}
+	if (r == 0) {
+		mark_dirty(d);
+		b = begin_notes(m);
+		queue_note(m, b, NOTE_DELETE, parent, s.ino, name);
+	}
+	pthread_mutex_unlock(&d->lock);
+	ucg_buf_fini(&path);
+	finish_notes(m, b);
+	fuse_reply_err(req, -r);
+}
+
+static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		      const char *newname, unsigned int flags)
+{
+	struct mnt *m = req_mnt(req);
+	struct daemon *d = m->d;
+	struct caller c;
+	const struct ucg_cred *cred;
+	struct ucg_buf from, to;
+	struct batch *b = NULL;
+	int r;
+
+	if (flags & RENAME_EXCHANGE) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	cred = get_caller(req, d, &c);
+	ucg_buf_init(&from);
+	ucg_buf_init(&to);
+	pthread_mutex_lock(&d->lock);
+	r = child_path(m, parent, name, &from);
+	if (r == 0)
+		r = child_path(m, newparent, newname, &to);
+	if (r == 0)
+		r = ucg_fs_rename(d->e, m->h, from.data, to.data, cred);
+	if (r == 0) {
+		mark_dirty(d);
+		b = begin_notes(m);
+		queue_note(m, b, NOTE_ENTRY, parent, 0, name);
+		queue_note(m, b, NOTE_ENTRY, newparent, 0, newname);
+	}
+	pthread_mutex_unlock(&d->lock);
+	ucg_buf_fini(&from);
+	ucg_buf_fini(&to);
+	finish_notes(m, b);
+	fuse_reply_err(req, -r);
+}
+
+/* mknod/symlink/link: what the cgroup filesystem answers. */
+static void ll_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	fuse_reply_err(req, EPERM);
+}
+
+static void ll_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	fuse_reply_err(req, EPERM);
+}
+
+static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	fuse_reply_err(req, EPERM);
+}
+
+/* create and unlink go through the engine for its errno; neither ever succeeds. */
+static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		      struct fuse_file_info *fi)
+{
+	struct mnt *m = req_mnt(req);
+	struct caller c;
+	const struct ucg_cred *cred = get_caller(req, m->d, &c);
+	struct ucg_buf path;
+	int r;
+
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&m->d->lock);
+	r = child_path(m, parent, name, &path);
+	if (r == 0)
+		r = ucg_fs_create(m->d->e, m->h, path.data, cred);
+	pthread_mutex_unlock(&m->d->lock);
+	ucg_buf_fini(&path);
+	fuse_reply_err(req, r < 0 ? -r : EACCES);
+}
+
+static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct mnt *m = req_mnt(req);
+	struct caller c;
+	const struct ucg_cred *cred = get_caller(req, m->d, &c);
+	struct ucg_buf path;
+	int r;
+
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&m->d->lock);
+	r = child_path(m, parent, name, &path);
+	if (r == 0)
+		r = ucg_fs_unlink(m->d->e, m->h, path.data, cred);
+	pthread_mutex_unlock(&m->d->lock);
+	ucg_buf_fini(&path);
+	fuse_reply_err(req, r < 0 ? -r : EPERM);
+}
+
+static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct mnt *m = req_mnt(req);
+	struct daemon *d = m->d;
+	struct caller c;
+	const struct ucg_cred *cred = get_caller(req, d, &c);
+	struct ucg_cred root = ucg_cred_root();
+	struct fh *h = ucg_calloc(1, sizeof(*h));
+	int flags = fi->flags & (O_ACCMODE | O_TRUNC | O_APPEND | O_CREAT | O_EXCL);
+	struct ucg_buf path;
+	int r;
+
+	if (!h) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&d->lock);
+	r = node_path(m, ino, &path);
+	if (r == 0)
+		r = ucg_fs_open(d->e, m->h, path.data, flags, cred, &h->f);
+	if (r == 0 && ucg_fs_getattr(d->e, m->h, path.data, &root, &h->st) < 0)
+		memset(&h->st, 0, sizeof(h->st));
+	pthread_mutex_unlock(&d->lock);
+	ucg_buf_fini(&path);
 	if (r < 0) {
 		ucg_free(h);
-		return r;
+		fuse_reply_err(req, -r);
+		return;
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
-	return 0;
+	fi->noflush = 1;
+	if (fuse_reply_open(req, fi) < 0) {
+		/* the opener was interrupted: the kernel will send no release */
+		pthread_mutex_lock(&d->lock);
+		ucg_fs_release(h->f);
+		pthread_mutex_unlock(&d->lock);
+		ucg_free(h);
+	}
 }
 
-static int op_read(const char *path, char *buf, size_t size, off_t off,
-		   struct fuse_file_info *fi)
-{
-	struct mnt *m = cur_mnt();
-	struct ucg_file *f = fh_of(fi)->f;
-
-	return ENGINE_CALL(m, (int)ucg_fs_read(f, buf, size, off));
-}
-
-static int op_write(const char *path, const char *buf, size_t size, off_t off,
+static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	struct mnt *m = cur_mnt();
+	struct mnt *m = req_mnt(req);
 	struct ucg_file *f = fh_of(fi)->f;
+	char stack[4096], *buf = size <= sizeof(stack) ? stack : malloc(size);
+	ssize_t n;
 
-	return mark_dirty(m, ENGINE_CALL(m, (int)ucg_fs_write(f, buf, size)));
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_lock(&m->d->lock);
+	n = ucg_fs_read(f, buf, size, off);
+	pthread_mutex_unlock(&m->d->lock);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	if (buf != stack)
+		free(buf);
 }
 
-static int op_release(const char *path, struct fuse_file_info *fi)
+static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
 {
-	struct mnt *m = cur_mnt();
+	struct mnt *m = req_mnt(req);
+	struct ucg_file *f = fh_of(fi)->f;
+	ssize_t n;
+
+	pthread_mutex_lock(&m->d->lock);
+	n = ucg_fs_write(f, buf, size);
+	if (n >= 0)
+		mark_dirty(m->d);
+	pthread_mutex_unlock(&m->d->lock);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct mnt *m = req_mnt(req);
 	struct fh *h = fh_of(fi);
 
 	pthread_mutex_lock(&m->d->lock);
 	ucg_fs_release(h->f);
 	pthread_mutex_unlock(&m->d->lock);
 	ucg_free(h);
+	fuse_reply_err(req, 0);
+}
+
+/* An open directory: its listing, taken at opendir and again at each rewind. */
+struct dirh {
+	char *buf; /* fuse_add_direntry records */
+	size_t len, cap;
+	size_t *offs; /* offs[i]: end of record i in buf */
+	size_t n, ncap;
+};
+
+struct dir_ctx {
+	struct mnt *m;
+	struct dirh *dh;
+	int err;
+};
+
+static int dir_fill(void *ctx, const char *name, const struct ucg_stat *s)
+{
+	struct dir_ctx *dc = ctx;
+	struct dirh *dh = dc->dh;
+	struct stat st;
+	size_t need = fuse_add_direntry(NULL, NULL, 0, name, NULL, 0);
+
+	if (dh->len + need > dh->cap) {
+		size_t cap = dh->cap ? dh->cap * 2 : 4096;
+		char *b;
+
+		while (cap < dh->len + need)
+			cap *= 2;
+		b = ucg_realloc(dh->buf, cap);
+		if (!b)
+			goto nomem;
+		dh->buf = b;
+		dh->cap = cap;
+	}
+	if (dh->n == dh->ncap) {
+		size_t ncap = dh->ncap ? dh->ncap * 2 : 64;
+		size_t *o = ucg_realloc(dh->offs, ncap * sizeof(*o));
+
+		if (!o)
+			goto nomem;
+		dh->offs = o;
+		dh->ncap = ncap;
+	}
+	memset(&st, 0, sizeof(st));
+	st.st_ino = s->ino;
+	st.st_mode = s->mode;
+	dh->len += fuse_add_direntry(NULL, dh->buf + dh->len, need, name, &st,
+				     (off_t)(dh->n + 1));
+	dh->offs[dh->n++] = dh->len;
 	return 0;
+nomem:
+	dc->err = -ENOMEM;
+	return 1;
 }
 
-static int op_mkdir(const char *path, mode_t mode)
+static int dir_load(struct mnt *m, fuse_ino_t ino, struct dirh *dh)
 {
-	struct mnt *m = cur_mnt();
-	struct caller c;
-	const struct ucg_cred *cred = get_caller(&c);
+	struct ucg_cred root = ucg_cred_root();
+	struct dir_ctx dc = { m, dh, 0 };
+	struct ucg_buf path;
+	int r;
 
-	return mark_dirty(m, ENGINE_CALL(m, ucg_fs_mkdir(m->d->e, m->h, path, mode & 07777, cred)));
+	dh->len = dh->n = 0;
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&m->d->lock);
+	r = node_path(m, ino, &path);
+	if (r == 0) /* the kernel checked read permission at opendir */
+		r = ucg_fs_readdir(m->d->e, m->h, path.data, &root, dir_fill, &dc);
+	pthread_mutex_unlock(&m->d->lock);
+	ucg_buf_fini(&path);
+	return r < 0 ? r : dc.err;
 }
 
-static int op_rmdir(const char *path)
+static void dirh_free(struct dirh *dh)
 {
-	struct mnt *m = cur_mnt();
-	struct caller c;
-	const struct ucg_cred *cred = get_caller(&c);
-
-	return mark_dirty(m, ENGINE_CALL(m, ucg_fs_rmdir(m->d->e, m->h, path, cred)));
-}
-
-static int op_rename(const char *from, const char *to, unsigned int flags)
-{
-	struct mnt *m = cur_mnt();
-	struct caller c;
-	const struct ucg_cred *cred = get_caller(&c);
-
-	if (flags & RENAME_EXCHANGE)
-		return -EINVAL;
-	return mark_dirty(m, ENGINE_CALL(m, ucg_fs_rename(m->d->e, m->h, from, to, cred)));
-}
-
-static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
-{
-	struct mnt *m = cur_mnt();
-	struct caller c;
-	const struct ucg_cred *cred;
-
-	if (!path) /* only with a handle (nullpath_ok); the kernel sends none for fchmod */
-		return -ESTALE;
-	cred = get_caller(&c);
-
-	return mark_dirty(m, ENGINE_CALL(m, ucg_fs_chmod(m->d->e, m->h, path, mode & 07777, cred)));
-}
-
-static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
-{
-	struct mnt *m = cur_mnt();
-	struct caller c;
-	const struct ucg_cred *cred;
-
-	if (!path)
-		return -ESTALE;
-	cred = get_caller(&c);
-
-	return mark_dirty(m, ENGINE_CALL(m, ucg_fs_chown(m->d->e, m->h, path, (uint32_t)uid,
-							  (uint32_t)gid, cred)));
-}
-
-/* truncate and utimens succeed on existing entries and change nothing (core.md §3.4). */
-static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
-{
-	struct stat st;
-
-	return op_getattr(path, &st, fi);
-}
-
-static int op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
-{
-	struct stat st;
-
-	return op_getattr(path, &st, fi);
-}
-
-static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
-{
-	struct mnt *m = cur_mnt();
-	struct caller c;
-	const struct ucg_cred *cred = get_caller(&c);
-
-	return ENGINE_CALL(m, ucg_fs_create(m->d->e, m->h, path, cred));
-}
-
-static int op_unlink(const char *path)
-{
-	struct mnt *m = cur_mnt();
-	struct caller c;
-	const struct ucg_cred *cred = get_caller(&c);
-
-	return ENGINE_CALL(m, ucg_fs_unlink(m->d->e, m->h, path, cred));
-}
-
-static int op_mknod(const char *path, mode_t mode, dev_t dev)
-{
-	return -EPERM;
-}
-
-static int op_symlink(const char *target, const char *path)
-{
-	return -EPERM;
-}
-
-static int op_link(const char *from, const char *to)
-{
-	return -EPERM;
-}
-
-/* access(2) and chdir: the VFS's generic permission rule on the engine's modes. */
-static int op_access(const char *path, int mask)
-{
-	struct stat st;
-	struct caller c;
-	const struct ucg_cred *cred;
-	unsigned bits;
-	size_t i;
-	int r = op_getattr(path, &st, NULL);
-
-	if (r < 0 || mask == F_OK)
-		return r;
-	cred = get_caller(&c);
-	if (cred->fsuid == 0 || (cred->caps & UCG_CAP_DAC_OVERRIDE)) {
-		if ((mask & X_OK) && !S_ISDIR(st.st_mode) && !(st.st_mode & 0111))
-			return -EACCES;
-		return 0;
+	if (dh) {
+		ucg_free(dh->buf);
+		ucg_free(dh->offs);
+		ucg_free(dh);
 	}
-	if (st.st_uid == cred->fsuid) {
-		bits = (st.st_mode >> 6) & 7;
-	} else {
-		int in_group = st.st_gid == cred->fsgid;
-
-		for (i = 0; i < cred->ngroups && !in_group; i++)
-			in_group = cred->groups[i] == st.st_gid;
-		bits = in_group ? (st.st_mode >> 3) & 7 : st.st_mode & 7;
-	}
-	return ((unsigned)mask & ~bits) ? -EACCES : 0;
 }
 
-static const struct fuse_operations ops = {
-	.init = op_init,
-	.getattr = op_getattr,
-	.opendir = op_opendir,
-	.readdir = op_readdir,
-	.releasedir = op_releasedir,
-	.open = op_open,
-	.read = op_read,
-	.write = op_write,
-	.release = op_release,
-	.mkdir = op_mkdir,
-	.rmdir = op_rmdir,
-	.rename = op_rename,
-	.chmod = op_chmod,
-	.chown = op_chown,
-	.truncate = op_truncate,
-	.utimens = op_utimens,
-	.create = op_create,
-	.unlink = op_unlink,
-	.mknod = op_mknod,
-	.symlink = op_symlink,
-	.link = op_link,
-	.access = op_access,
+static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dirh *dh = ucg_calloc(1, sizeof(*dh));
+	int r = dh ? dir_load(req_mnt(req), ino, dh) : -ENOMEM;
+
+	if (r < 0) {
+		dirh_free(dh);
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)dh;
+	fi->cache_readdir = 0;
+	fi->keep_cache = 0;
+	if (fuse_reply_open(req, fi) < 0)
+		dirh_free(dh);
+}
+
+static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct dirh *dh = (struct dirh *)(uintptr_t)fi->fh;
+	size_t start, end, i;
+
+	if (off == 0 && dh->n) {
+		int r = dir_load(req_mnt(req), ino, dh); /* rewinddir: a fresh listing */
+
+		if (r < 0) {
+			fuse_reply_err(req, -r);
+			return;
+		}
+	}
+	if (off < 0 || (size_t)off >= dh->n) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	start = off ? dh->offs[off - 1] : 0;
+	for (i = (size_t)off, end = start; i < dh->n && dh->offs[i] - start <= size; i++)
+		end = dh->offs[i];
+	fuse_reply_buf(req, dh->buf + start, end - start);
+}
+
+static void ll_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	dirh_free((struct dirh *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static const struct fuse_lowlevel_ops ll_ops = {
+	.init = ll_init,
+	.lookup = ll_lookup,
+	.forget = ll_forget,
+	.forget_multi = ll_forget_multi,
+	.getattr = ll_getattr,
+	.setattr = ll_setattr,
+	.mknod = ll_mknod,
+	.mkdir = ll_mkdir,
+	.unlink = ll_unlink,
+	.rmdir = ll_rmdir,
+	.symlink = ll_symlink,
+	.rename = ll_rename,
+	.link = ll_link,
+	.open = ll_open,
+	.read = ll_read,
+	.write = ll_write,
+	.release = ll_release,
+	.opendir = ll_opendir,
+	.readdir = ll_readdir,
+	.releasedir = ll_releasedir,
+	.create = ll_create,
 };
 
 /* ---- mounts ------------------------------------------------------------------------- */
+
+/* Under d->lock; the caller joins m->notifier without it. */
+static void stop_notifier(struct mnt *m)
+{
+	m->note_stop = 1;
+	pthread_cond_signal(&m->note_cond);
+}
 
 static void *mnt_thread(void *arg)
 {
 	struct mnt *m = arg, **pp;
 	struct daemon *d = m->d;
 
-	fuse_loop(m->fuse);
-	fuse_unmount(m->fuse);
+	fuse_session_loop(m->se);
+	fuse_session_unmount(m->se);
 	pthread_mutex_lock(&d->lock);
 	for (pp = &d->mounts; *pp; pp = &(*pp)->next)
 		if (*pp == m) {
@@ -491,14 +950,16 @@ static void *mnt_thread(void *arg)
 		}
 	ucg_umount(d->e, m->h);
 	d->dirty = 1;
+	stop_notifier(m);
 	pthread_mutex_unlock(&d->lock);
-	fuse_destroy(m->fuse);
+	pthread_join(m->notifier, NULL); /* it may be sending to this session */
+	pthread_cond_destroy(&m->note_cond);
+	fuse_session_destroy(m->se);
 	ucg_free(m->name);
 	ucg_free(m->dir);
 	ucg_free(m);
 	return NULL;
 }
-
 static struct mnt *find_mnt(struct daemon *d, const char *dir)
 {
 	struct mnt *m, *found = NULL;
@@ -561,45 +1022,68 @@ static int do_mount(struct daemon *d, const char *name, const char *dir, const c
 	}
 	m->d = d;
 	m->h = h;
+	{
+		struct ucg_cred root = ucg_cred_root();
+		struct ucg_stat rs;
+
+		pthread_mutex_lock(&d->lock);
+		r = ucg_fs_getattr(d->e, h, "/", &root, &rs);
+		pthread_mutex_unlock(&d->lock);
+		if (r < 0)
+			goto fail;
+		m->root_ino = rs.ino;
+	}
 	clock_gettime(CLOCK_REALTIME, &m->time);
 	snprintf(fsname, sizeof(fsname), "%s", name);
 	for (i = 0; fsname[i]; i++)
 		if (fsname[i] == ',' || fsname[i] == '\\' || fsname[i] == ' ')
 			fsname[i] = '_';
-	snprintf(mopts, sizeof(mopts), "allow_other,fsname=%s,subtype=cgroup", fsname);
+	snprintf(mopts, sizeof(mopts), "allow_other,default_permissions,fsname=%s,subtype=cgroup",
+		 fsname);
 	if (fuse_opt_add_arg(&args, "ucg") || fuse_opt_add_arg(&args, "-o") ||
 	    fuse_opt_add_arg(&args, mopts)) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	m->fuse = fuse_new(&args, &ops, sizeof(ops), m);
+	m->se = fuse_session_new(&args, &ll_ops, sizeof(ll_ops), m);
 	fuse_opt_free_args(&args);
-	if (!m->fuse) {
+	if (!m->se) {
 		r = -EINVAL;
 		goto fail;
 	}
-	if (fuse_mount(m->fuse, dir) != 0) {
+	errno = 0;
+	if (fuse_session_mount(m->se, dir) != 0) {
 		r = errno ? -errno : -EIO;
-		fuse_destroy(m->fuse);
+		fuse_session_destroy(m->se);
 		goto fail;
 	}
-	pthread_mutex_lock(&d->lock);
-	m->next = d->mounts;
-	d->mounts = m;
-	d->dirty = 1;
-	pthread_mutex_unlock(&d->lock);
+	m->notes_tail = &m->notes;
+	pthread_cond_init(&m->note_cond, NULL);
 	/* Mount threads take no signals: the main thread's signalfd gets them. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = pthread_create(&m->thread, NULL, mnt_thread, m);
+	r = pthread_create(&m->notifier, NULL, notifier_thread, m);
+	if (r == 0) {
+		pthread_mutex_lock(&d->lock);
+		m->next = d->mounts;
+		d->mounts = m;
+		d->dirty = 1;
+		pthread_mutex_unlock(&d->lock);
+		r = pthread_create(&m->thread, NULL, mnt_thread, m);
+		if (r != 0) {
+			pthread_mutex_lock(&d->lock);
+			d->mounts = m->next;
+			stop_notifier(m);
+			pthread_mutex_unlock(&d->lock);
+			pthread_join(m->notifier, NULL);
+		}
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
 		/* Nobody serves it: take it down the way the thread would. */
 		umount2(dir, MNT_DETACH);
-		pthread_mutex_lock(&d->lock);
-		d->mounts = m->next;
-		pthread_mutex_unlock(&d->lock);
-		fuse_destroy(m->fuse);
+		pthread_cond_destroy(&m->note_cond);
+		fuse_session_destroy(m->se);
 		r = -r;
 		goto fail;
 	}
@@ -653,24 +1137,81 @@ static int do_umount(struct daemon *d, const char *dir, int flags)
 	return wait_gone(d, m);
 }
 
+/* Root file names and inode numbers, to see what a remount changed. */
+static int collect_name(void *ctx, const char *name, const struct ucg_stat *st)
+{
+	ucg_buf_printf(ctx, "%llu %s\n", (unsigned long long)st->ino, name);
+	return 0;
+}
+
+static void root_listing(struct daemon *d, struct ucg_hierarchy *h, struct ucg_buf *out)
+{
+	struct ucg_cred root = ucg_cred_root();
+
+	ucg_fs_readdir(d->e, h, "/", &root, collect_name, out);
+}
+
+/* Binding or releasing controllers renumbers the root's files: every mount of h must
+ * forget the root's entries, old names and new (under d->lock). */
+static void queue_root_entries(struct daemon *d, struct ucg_hierarchy *h, const struct ucg_buf *a,
+			       const struct ucg_buf *b)
+{
+	const struct ucg_buf *lists[2] = { a, b };
+	struct mnt *o;
+	int i;
+
+	for (o = d->mounts; o; o = o->next) {
+		if (o->h != h)
+			continue;
+		for (i = 0; i < 2; i++) {
+			const char *p = lists[i]->data, *end = p + lists[i]->len;
+
+			while (p && p < end) {
+				const char *name = strchr(p, ' ') + 1, *nl = strchr(name, '\n');
+				size_t len = (size_t)(nl - name);
+				struct note *n = ucg_calloc(1, sizeof(*n) + len + 1);
+
+				if (n) {
+					n->kind = NOTE_ENTRY;
+					n->parent = FUSE_ROOT_ID;
+					memcpy(n->name, name, len);
+					enqueue(o, n);
+				}
+				p = nl + 1;
+			}
+		}
+	}
+}
+
 static int do_remount(struct daemon *d, const char *dir, const char *opts, struct ucg_buf *out)
 {
 	struct ucg_err err = { { 0 } };
+	struct ucg_buf before, after;
 	struct mnt *m;
 	int r;
 
+	ucg_buf_init(&before);
+	ucg_buf_init(&after);
 	pthread_mutex_lock(&d->lock);
 	m = find_mnt(d, dir);
 	if (!m) {
 		r = -EINVAL;
 	} else {
+		root_listing(d, m->h, &before);
 		r = ucg_remount(d->e, m->h, opts, &err);
-		if (r < 0)
+		if (r < 0) {
 			ucg_buf_puts(out, err.msg);
-		else
+		} else {
 			d->dirty = 1;
+			root_listing(d, m->h, &after);
+			if (before.len != after.len ||
+			    (before.len && memcmp(before.data, after.data, before.len)))
+				queue_root_entries(d, m->h, &before, &after);
+		}
 	}
 	pthread_mutex_unlock(&d->lock);
+	ucg_buf_fini(&before);
+	ucg_buf_fini(&after);
 	return r;
 }
 
@@ -965,6 +1506,7 @@ int ucg_daemon_run(int ready_fd)
 
 	memset(&d, 0, sizeof(d));
 	pthread_mutex_init(&d.lock, NULL);
+	pthread_cond_init(&d.note_sent, NULL);
 	d.listen_fd = d.sig_fd = d.wake_fd = -1;
 	mkdir(ucg_ctl_runtime_dir(), 0755);
 	sigemptyset(&mask);
