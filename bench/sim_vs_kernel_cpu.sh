@@ -9,6 +9,8 @@
 #   shares   two loops pinned to CPU 0, cpu.shares 1024 vs 512: fraction of the first
 #   quota    one loop with cfs_quota_us 50000 / period 100000: CPUs used
 #   nested   parent quota 100000 (1 CPU) over two children, 2 loops + 1 loop, on 2 CPUs
+#   balance  equal shares, 2 free loops against 1 on 2 CPUs: the first group's fraction
+#            (the load balancer evens the CPUs: about 1/2, where pinning gives 2/3)
 #   parent   quota 50000 on a parent whose child (no quota) has 2 loops pinned to CPU 0
 #            and CPU 1: the parent's cpu.stat throttled_time per period over 2 CPUs x
 #            the period (the kernel sums its throttled runqueues over CPUs)
@@ -154,6 +156,36 @@ s=$(awk -v a="$sa" -v b="$sb" 'BEGIN { printf "%.4f", a / (a + b) }')
 report nested "$k" "$s"
 rmdir $CPU/$NAME/p/a $CPU/$NAME/p/b $ACCT/$NAME/p/a $ACCT/$NAME/p/b
 rmdir $CPU/$NAME/p $ACCT/$NAME/p
+
+# --- balance: no pinning, the balancer moves the tasks
+mk a; mk b
+loop a 0-1; loop a 0-1; loop b 0-1
+sleep 0.5
+ua0=$(usage a); ub0=$(usage b)
+sleep "$SECS"
+ua=$(( $(usage a) - ua0 )); ub=$(( $(usage b) - ub0 ))
+stop
+k=$(awk -v a="$ua" -v b="$ub" 'BEGIN { printf "%.4f", a / (a + b) }')
+cat > $TMP/balance.ucg <<EOS
+cpus 2
+mount -o cpu,cpuacct cpu
+mkdir cpu/a
+mkdir cpu/b
+spawn x
+spawn y
+spawn z
+echo \$x > cpu/a/cgroup.procs
+echo \$y > cpu/a/cgroup.procs
+echo \$z > cpu/b/cgroup.procs
+busy x
+busy y
+busy z
+run ${SECS}s
+EOS
+sa=$(sim_cpu_s $TMP/balance.ucg /a); sb=$(sim_cpu_s $TMP/balance.ucg /b)
+s=$(awk -v a="$sa" -v b="$sb" 'BEGIN { printf "%.4f", a / (a + b) }')
+report balance "$k" "$s"
+rmdir $CPU/$NAME/a $CPU/$NAME/b $ACCT/$NAME/a $ACCT/$NAME/b
 
 # --- parent: the parent's own cpu.stat when only its child is busy
 mk p; mk p/c

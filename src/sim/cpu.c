@@ -42,7 +42,8 @@
  * L_G(c) · ... (its load scaled level by level up to the root); up to N moves a round
  * on the estimates, then the runqueues are rebuilt, at most 8 rounds. Without pinning
  * this ends where each group gets about its global fair share (the example above,
- * unpinned: B's task gets CPU 1, A's two tasks CPU 0: 1 and 1). Allowed CPUs are the
+ * unpinned: B's task gets CPU 1, A's two tasks CPU 0: 1 and 1; the kernel gave A
+ * 0.51 of the total, bench/sim_vs_kernel_cpu.sh "balance"). Allowed CPUs are the
  * task's cpuset (cpuset.effective_cpus) intersected with its affinity; an empty
  * intersection falls back to the cpuset, then to every CPU.
  *

@@ -70,11 +70,10 @@ struct sim_cg {
 	sim_time throttled_since;
 	uint64_t nr_periods, nr_throttled;
 	int64_t throttled_ns;
-	int rep_tid;            /* a runnable member, to report periods to the controller */
 	unsigned nr_active;     /* CPUs on which it has runnable tasks (cpu.c) */
 	unsigned thr_cpus;      /* nr_active when it was throttled */
 	int64_t local_throttled_ns; /* cpu.stat.local: its runqueues throttled, CPU-summed */
-	double demand, alloc, rate; /* water-filling scratch and current CPUs */
+	double alloc, rate;     /* CPUs granted: summed over its runqueues, and current */
 
 	/* block model (blk.c): per-device throttle clock and fair-queue virtual time */
 	sim_time thr_next[SIM_MAX_DEV];
