@@ -37,18 +37,33 @@
  * each, and swaps with ucg_memory_swap_out_path (memory.stat swap, memsw keeps them).
  * Limits of the model: No LRU aging (new pages stay
  * on the inactive lists), no dirty/writeback/refault/swap accounting (those lines read
- * 0), no soft-limit reclaim, no event notifications (cgroup.event_control is absent).
+ * 0), no soft-limit reclaim.
+ *
+ * Event notification (cgroup.event_control, engine/event.c): usage thresholds on
+ * memory.usage_in_bytes and memory.memsw.usage_in_bytes fire when usage crosses them
+ * either way, in the charged cgroup and its ancestors; the kernel checks only every
+ * 128 page events per CPU, the engine at every charge and uncharge. memory.oom_control
+ * fires on every refused charge in the refusing cgroup and its descendants (and at
+ * registration if under_oom is set). memory.pressure_level: each reclaim that drops
+ * pages is "low" (clean cache reclaims at full efficiency here; anonymous pages are
+ * never scanned without swap) and a refused charge is "critical", as the kernel's
+ * vmpressure_prio() makes it; "medium" never arises in this model, and there is no
+ * 512-page window. Levels and modes (default, hierarchy, local) follow vmpressure.
  */
+#include "base/kctype.h"
 #include "base/memparse.h"
 #include "controllers/charge.h"
 #include "controllers/counter.h"
 #include "engine/cgroup.h"
+#include "engine/event.h"
 #include "engine/hierarchy.h"
 #include "engine/task.h"
 #include "engine/types.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 enum mem_stat {
@@ -120,6 +135,12 @@ struct memcg {
 	uint64_t stat[NR_MEM_STAT];       /* local memory.stat values (pages or events) */
 	struct memcg *parent; /* NULL at the root; valid while this css is online */
 };
+
+/* Event notification (the section before the tables). */
+static void memcg_event_usage(struct memcg *m);
+static void memcg_event_oom(struct memcg *over);
+static void memcg_event_pressure(struct memcg *m, int level);
+enum { PRESSURE_LOW, PRESSURE_MEDIUM, PRESSURE_CRITICAL };
 
 static struct memcg *css_memcg(struct ucg_css *css)
 {
@@ -204,6 +225,7 @@ static void memcg_uncharge_local(struct memcg *m, enum ucg_mem_kind kind, uint64
 	/* A waiter may now fit: the kernel wakes it and under_oom drops. */
 	for (it = m; it; it = it->parent)
 		it->under_oom = 0;
+	memcg_event_usage(m);
 }
 
 /* Drops clean page cache in top's subtree, pre-order, until want pages are gone or
@@ -276,8 +298,10 @@ static int memcg_charge(struct memcg *m, enum ucg_mem_kind kind, uint64_t n,
 	r = memcg_try_charge_once(m, kind, n, &over);
 	if (r < 0 && n <= over->memory.max && n <= over->memsw.max) {
 		reclaimed = memcg_reclaim(over, memcg_excess(over, n));
-		if (reclaimed)
+		if (reclaimed) {
+			memcg_event_pressure(over, PRESSURE_LOW);
 			r = memcg_try_charge_once(m, kind, n, &over);
+		}
 	}
 	if (res)
 		res->reclaimed = reclaimed;
@@ -292,10 +316,13 @@ static int memcg_charge(struct memcg *m, enum ucg_mem_kind kind, uint64_t n,
 			over->under_oom = 1;
 		else
 			over->oom_kill++; /* the front end kills the largest task of over */
+		memcg_event_pressure(over, PRESSURE_CRITICAL);
+		memcg_event_oom(over);
 		return r;
 	}
 	m->pages[kind] += n;
 	stat_add(m, kind, n, +1);
+	memcg_event_usage(m);
 	return 0;
 }
 
@@ -777,11 +804,152 @@ int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major)
 	return 0;
 }
 
+/* ---- event notification (cgroup.event_control) ------------------------------------------ */
+
+static int usage_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args);
+static int oom_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args);
+static int pressure_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args);
+
+#define REG_EACH(reg, cg)                                                                    \
+	for (struct ucg_list *p_ = (cg)->events.next;                                         \
+	     p_ != &(cg)->events && ((reg) = ucg_container_of(p_, struct ucg_event_reg, cg_node)); \
+	     p_ = p_->next)
+
+/* Usage changed in m: every threshold of m and its ancestors that usage crossed,
+ * upward or downward since the last check, signals once (reg->state: usage was at or
+ * above the threshold). */
+static void memcg_event_usage(struct memcg *m)
+{
+	struct ucg_event_reg *reg;
+	struct memcg *it;
+
+	if (!m->css.cgroup->h->e->nr_event_regs)
+		return;
+	for (it = m; it; it = it->parent) {
+		REG_EACH(reg, it->css.cgroup) {
+			int above;
+
+			if (reg->cft->register_event != usage_register)
+				continue;
+			above = reg->value <= memcg_counter(it, reg->cft->private)->usage;
+			if (above != reg->state) {
+				reg->state = above;
+				ucg_event_signal(reg, 1);
+			}
+		}
+	}
+}
+
+/* The kernel's mem_cgroup_oom_notify(): over and every cgroup below it. */
+static void memcg_event_oom(struct memcg *over)
+{
+	struct ucg_cgroup *top = over->css.cgroup, *cg;
+	struct ucg_event_reg *reg;
+
+	if (!top->h->e->nr_event_regs)
+		return;
+	for (cg = top; cg; cg = preorder_next(cg, top))
+		REG_EACH(reg, cg)
+			if (reg->cft->register_event == oom_register)
+				ucg_event_signal(reg, 1);
+}
+
+enum { MODE_DEFAULT, MODE_HIERARCHY, MODE_LOCAL };
+
+/* vmpressure's walk: from m up; a registration hears levels at or above its own;
+ * "local" ones only for their own cgroup, "default" ones only while nothing below
+ * has been signalled, "hierarchy" ones always. */
+static void memcg_event_pressure(struct memcg *m, int level)
+{
+	struct ucg_event_reg *reg;
+	int ancestor = 0, signalled = 0;
+	struct memcg *it;
+
+	if (!m->css.cgroup->h->e->nr_event_regs)
+		return;
+	for (it = m; it; it = it->parent) {
+		int any = 0;
+
+		REG_EACH(reg, it->css.cgroup) {
+			if (reg->cft->register_event != pressure_register || level < reg->level)
+				continue;
+			if ((ancestor && reg->mode == MODE_LOCAL) ||
+			    (signalled && reg->mode == MODE_DEFAULT))
+				continue;
+			ucg_event_signal(reg, 1);
+			any = 1;
+		}
+		signalled |= any;
+		ancestor = 1;
+	}
+}
+
+/* page_counter_memparse(args, "-1"): "-1" is no limit, else memparse with nothing
+ * around it (a space after the cfd's separator is EINVAL; "" is 0). Pages. */
+static int usage_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args)
+{
+	struct memcg *m = css_memcg(of->css);
+	size_t len = strlen(args);
+	uint64_t bytes;
+
+	if (len && ucg_kisspace((unsigned char)args[0]))
+		return -EINVAL;
+	if (ucg_parse_mem(args, len, &bytes, NULL) < 0)
+		return -EINVAL;
+	reg->value = ucg_mem_to_units(bytes, UCG_PAGE_SIZE, UCG_PAGE_COUNTER_MAX);
+	/* No signal now: the kernel starts a new threshold on the side usage is on. */
+	reg->state = reg->value <= memcg_counter(m, of->cft->private)->usage;
+	return 0;
+}
+
+/* oom_control ignores its args; a cgroup already under OOM signals at once. */
+static int oom_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args)
+{
+	(void)args;
+	if (css_memcg(of->css)->under_oom)
+		ucg_event_signal(reg, 1);
+	return 0;
+}
+
+/* "<level>[,<mode>[,ignored]]", exact names; the kernel reads at most 19 bytes. */
+static int pressure_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args)
+{
+	static const char *const levels[] = { "low", "medium", "critical" };
+	static const char *const modes[] = { "default", "hierarchy", "local" };
+	char spec[20], *mode;
+	size_t i;
+
+	(void)of;
+	snprintf(spec, sizeof(spec), "%s", args);
+	mode = strchr(spec, ',');
+	if (mode) {
+		*mode++ = '\0';
+		if (strchr(mode, ','))
+			*strchr(mode, ',') = '\0';
+	}
+	reg->level = -1;
+	for (i = 0; i < 3; i++)
+		if (!strcmp(spec, levels[i]))
+			reg->level = (int)i;
+	if (reg->level < 0)
+		return -EINVAL;
+	reg->mode = MODE_DEFAULT;
+	if (mode) {
+		reg->mode = -1;
+		for (i = 0; i < 3; i++)
+			if (!strcmp(mode, modes[i]))
+				reg->mode = (int)i;
+		if (reg->mode < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /* ---- tables ---------------------------------------------------------------------------- */
 
-#define RES_FILES(prefix, res, limit_write)                                                   \
+#define RES_FILES(prefix, res, limit_write, reg)                                              \
 	{ .name = prefix "usage_in_bytes", .mode = 0444, .show = res_usage_show,               \
-	  .private = res },                                                                    \
+	  .private = res, .register_event = reg },                                             \
 	{ .name = prefix "max_usage_in_bytes", .mode = 0644, .show = res_max_usage_show,        \
 	  .write = res_max_usage_write, .private = res },                                      \
 	{ .name = prefix "limit_in_bytes", .mode = 0644, .show = res_limit_show,                \
@@ -790,10 +958,10 @@ int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major)
 	  .write = res_failcnt_write, .private = res }
 
 static const struct ucg_cftype memory_files[] = {
-	RES_FILES("", RES_MEM, res_limit_write),
-	RES_FILES("memsw.", RES_MEMSW, res_limit_write),
-	RES_FILES("kmem.", RES_KMEM, res_limit_write),
-	RES_FILES("kmem.tcp.", RES_TCP, res_limit_write),
+	RES_FILES("", RES_MEM, res_limit_write, usage_register),
+	RES_FILES("memsw.", RES_MEMSW, res_limit_write, usage_register),
+	RES_FILES("kmem.", RES_KMEM, res_limit_write, NULL),
+	RES_FILES("kmem.tcp.", RES_TCP, res_limit_write, NULL),
 	{ .name = "kmem.slabinfo", .mode = 0444, .show = empty_show },
 	{ .name = "soft_limit_in_bytes", .mode = 0644, .show = soft_limit_show,
 	  .write_mem = soft_limit_write },
@@ -807,8 +975,11 @@ static const struct ucg_cftype memory_files[] = {
 	{ .name = "move_charge_at_immigrate", .mode = 0644, .show = move_charge_show,
 	  .write_u64 = move_charge_write },
 	{ .name = "oom_control", .mode = 0644, .show = oom_control_show,
-	  .write_u64 = oom_control_write },
-	{ .name = "pressure_level", .mode = 0444 }, /* an event source only: read is EINVAL */
+	  .write_u64 = oom_control_write, .register_event = oom_register },
+	/* an event source only: read is EINVAL */
+	{ .name = "pressure_level", .mode = 0444, .register_event = pressure_register },
+	{ .name = "cgroup.event_control", .flags = UCG_CFT_NO_PREFIX, .mode = 0200,
+	  .write = ucg_event_control_write },
 	{ 0 },
 };
 

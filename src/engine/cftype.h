@@ -30,6 +30,8 @@ struct ucg_of {
 
 #define UCG_CFT_ONLY_ON_ROOT 0x1u
 #define UCG_CFT_NOT_ON_ROOT 0x2u
+/* The name has no "<controller>." prefix (cgroup.event_control, listed by memory). */
+#define UCG_CFT_NO_PREFIX 0x4u
 
 /* What write_mem receives for "-1" (unlimited); equal to UCG_MEM_UNLIMITED. */
 #define UCG_CFT_MEM_UNLIMITED UINT64_MAX
@@ -37,6 +39,7 @@ struct ucg_of {
 #define UCG_CFT_MAX_NUMNODES 1024u
 
 struct ucg_bitmap;
+struct ucg_event_reg;
 
 struct ucg_cftype {
 	const char *name; /* without the "<controller>." prefix */
@@ -73,6 +76,10 @@ struct ucg_cftype {
 	uint64_t (*read_u64)(struct ucg_of *of);
 	int64_t (*read_s64)(struct ucg_of *of);
 	unsigned long private; /* handler-specific (which field, which page size...) */
+	/* cgroup.event_control may name this file: validates args (the text after the two
+	 * fds, NUL-terminated, possibly empty) and arms reg, which is already on
+	 * of->cg's list; returns 0 or -errno (then reg is dropped). */
+	int (*register_event)(struct ucg_of *of, struct ucg_event_reg *reg, const char *args);
 };
 
 #endif

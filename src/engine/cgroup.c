@@ -9,6 +9,7 @@
 #include "engine/cgroup.h"
 #include "base/alloc.h"
 #include "engine/hierarchy.h"
+#include "engine/event.h"
 #include "engine/release.h"
 
 #include <errno.h>
@@ -182,6 +183,7 @@ static struct ucg_cgroup *cgroup_alloc(struct ucg_hierarchy *h, const char *name
 	ucg_list_init(&cg->children);
 	ucg_list_init(&cg->sibling);
 	ucg_list_init(&cg->cset_links);
+	ucg_list_init(&cg->events);
 	ucg_htable_init(&cg->child_names);
 	cg->refcnt = 1;
 	h->refcnt++;
@@ -193,6 +195,7 @@ static void cgroup_free(struct ucg_cgroup *cg)
 	struct ucg_hierarchy *h = cg->h;
 	struct ucg_cgroup *parent = cg->pins_parent ? cg->parent : NULL;
 
+	ucg_event_cgroup_removed(cg); /* a root at hierarchy teardown */
 	ucg_cgroup_css_destroy(cg, h->ss_mask);
 	ucg_htable_fini(&cg->child_names);
 	ucg_free(cg->file_attrs);
@@ -293,6 +296,7 @@ int ucg_cgroup_remove(struct ucg_cgroup *cg)
 	parent->nr_children--;
 	cg->h->nr_cgroups--;
 	cg->removed = 1;
+	ucg_event_cgroup_removed(cg); /* the kernel's memcg_event_remove() at offline */
 	{
 		int i;
 

@@ -1,6 +1,7 @@
 /* engine/engine.c — creating and destroying an engine; credentials; errno texts. */
 #include "base/alloc.h"
 #include "engine/css_set.h"
+#include "engine/event.h"
 #include "engine/hierarchy.h"
 #include "engine/release.h"
 #include "engine/task.h"
@@ -24,6 +25,7 @@ int ucg_engine_new(const struct ucg_engine_config *cfg, struct ucg_engine **ret)
 	ucg_list_init(&e->hierarchies);
 	ucg_list_init(&e->cset_list);
 	ucg_list_init(&e->releases);
+	ucg_list_init(&e->events_pending);
 	ucg_htable_init(&e->csets);
 	ucg_htable_init(&e->tasks);
 	ucg_htable_init(&e->tgroups);
@@ -45,6 +47,7 @@ void ucg_engine_free(struct ucg_engine *e)
 	ucg_task_table_fini(e);
 	ucg_hierarchy_destroy_all(e);
 	ucg_release_flush(e);
+	ucg_event_flush(e);
 	ucg_css_set_put(e, e->empty_cset);
 	ucg_htable_fini(&e->csets);
 	ucg_free(e);

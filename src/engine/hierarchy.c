@@ -111,7 +111,7 @@ static int build_files(uint32_t ss_mask, unsigned flags, int root, struct ucg_di
 			f[n].name = ucg_malloc(len);
 			if (!f[n].name)
 				goto nomem;
-			if (ss && !(flags & UCG_HF_NOPREFIX))
+			if (ss && !(flags & UCG_HF_NOPREFIX) && !(cft->flags & UCG_CFT_NO_PREFIX))
 				snprintf(f[n].name, len, "%s.%s", ss->name, cft->name);
 			else
 				snprintf(f[n].name, len, "%s", cft->name);

@@ -95,6 +95,7 @@ struct ucg_cgroup {
 	int nr_populated_csets; /* linked css_sets that have live tasks */
 	struct ucg_list cset_links; /* struct ucg_cset_link.cg_node */
 	struct ucg_css *css[UCG_SUBSYS_COUNT]; /* one per bound controller */
+	struct ucg_list events; /* struct ucg_event_reg.cg_node (engine/event.h) */
 };
 
 struct ucg_cset_link {
@@ -160,6 +161,8 @@ struct ucg_engine {
 	struct ucg_htable tasks;
 	struct ucg_htable tgroups;
 	struct ucg_list releases; /* pending release notifications, oldest first */
+	struct ucg_list events_pending; /* signalled event registrations, oldest first */
+	size_t nr_event_regs; /* live registrations: charge paths skip their checks at 0 */
 };
 
 #endif

@@ -63,6 +63,15 @@ struct ucg_task_info {
 #define UCG_TASK_NO_SETAFFINITY 0x2u /* kthread that must never move (EINVAL on attach) */
 #define UCG_TASK_RT 0x4u /* SCHED_FIFO/SCHED_RR (cpu: RT bandwidth checks) */
 
+/* What a front end resolved the two fds of a cgroup.event_control write to. */
+struct ucg_event_target {
+	uint64_t handle; /* the front end's registration (e.g. its copy of the eventfd) */
+	/* The control fd's file: its hierarchy and path ("/a/memory.usage_in_bytes"),
+	 * valid for the call; h NULL if the fd is no file of this engine (-EINVAL). */
+	struct ucg_hierarchy *h;
+	const char *path;
+};
+
 /* How the engine reaches back to whoever feeds it tasks. Every member may be NULL. */
 struct ucg_provider_ops {
 	/* Called before the engine resolves a pid written to cgroup.procs/tasks or lists
@@ -92,6 +101,18 @@ struct ucg_provider_ops {
 	 * takes effect at once. Without this op the engine counts a task as stopped the
 	 * moment it is asked to stop (the simulator and tests). */
 	void (*freeze_task)(void *ctx, struct ucg_engine *e, int tid, int freeze);
+	/* cgroup.event_control: a write named the writer's event_fd and control_fd
+	 * (the writer is whoever the front end is serving; the engine does not know).
+	 * Resolve them in the kernel's order: event_fd not open -EBADF, not an eventfd
+	 * -EINVAL, control_fd not open -EBADF; then fill *ret. On success the handle is
+	 * the engine's until it comes back through ucg_event_next() with final set, or
+	 * through event_put when the registration is refused. NULL: every write is
+	 * -EBADF (no fds to resolve). */
+	int (*event_fds)(void *ctx, struct ucg_engine *e, unsigned event_fd, unsigned control_fd,
+			 struct ucg_event_target *ret);
+	void (*event_put)(void *ctx, struct ucg_engine *e, uint64_t handle);
+	/* A notification was queued: ucg_event_next() has something. */
+	void (*event_queued)(void *ctx, struct ucg_engine *e);
 };
 
 struct ucg_engine_config {
@@ -256,6 +277,32 @@ struct ucg_release {
  * Returns 1 and fills *ret (free it with ucg_release_fini), or 0 when none is left. */
 int ucg_release_next(struct ucg_engine *e, struct ucg_release *ret);
 void ucg_release_fini(struct ucg_release *r);
+
+/* ---- event notification (cgroup.event_control, memcg v1) -------------------------- */
+
+/* The grammar of a cgroup.event_control write, after the kernel's strstrip():
+ * "<event_fd> <control_fd>[ <args>]", fds in decimal with no sign (wrapping modulo
+ * 2^64, then cut to 32 bits, as simple_strtoul and the kernel's unsigned int do).
+ * -EINVAL on anything else. args_off and args_len locate the args in buf (may be
+ * empty). */
+int ucg_event_control_parse(const char *buf, size_t len, unsigned *event_fd,
+			    unsigned *control_fd, size_t *args_off, size_t *args_len);
+/* Registers handle on the control file at path in h (its own cgroup), as a write to
+ * that cgroup's cgroup.event_control would after resolving the fds, without the
+ * permission checks: -ENOENT/-ENOTDIR, -EINVAL if the file takes no registrations
+ * (memory.usage_in_bytes, memory.memsw.usage_in_bytes, memory.oom_control and
+ * memory.pressure_level do) or args are bad for it. The simulator's entry point. */
+int ucg_event_register(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+		       const char *args, uint64_t handle);
+
+struct ucg_event {
+	uint64_t handle;
+	uint64_t count; /* what to add to the eventfd */
+	int final;      /* the registration ended (its cgroup went): release the handle */
+};
+
+/* Pops the oldest signalled registration: 1 and *ret, or 0 when none is pending. */
+int ucg_event_next(struct ucg_engine *e, struct ucg_event *ret);
 
 /* ---- errors ----------------------------------------------------------------------- */
 

@@ -1,0 +1,366 @@
+/* engine/test_event.c — cgroup.event_control: the grammar, the errno order of a write,
+ * and when memory's thresholds, OOM and pressure registrations fire (engine/event.c,
+ * controllers/memory.c). The fds are played by a fake front end: fd 3 and 4 are
+ * eventfds, fd 5 a file that is no eventfd, fd 6.. name control files. */
+#include "controllers/charge.h"
+#include "test_fixture.h"
+
+static struct ucg_engine *e;
+static struct ucg_hierarchy *h;
+
+/* The fake process's fd table. */
+static const char *fd_path[32];
+static int put_count;
+
+static int fake_event_fds(void *ctx, struct ucg_engine *eng, unsigned efd, unsigned cfd,
+			  struct ucg_event_target *ret)
+{
+	(void)ctx;
+	(void)eng;
+	if (efd >= 32 || (efd != 3 && efd != 4 && efd != 5 && !fd_path[efd]))
+		return -EBADF;
+	if (efd != 3 && efd != 4)
+		return -EINVAL;
+	if (cfd >= 32 || (cfd < 6 && cfd != 3 && cfd != 4 && cfd != 5) || (cfd >= 6 && !fd_path[cfd]))
+		return -EBADF;
+	ret->handle = efd;
+	ret->h = cfd >= 6 ? h : NULL; /* the eventfds and fd 5 are no cgroup files */
+	ret->path = cfd >= 6 ? fd_path[cfd] : NULL;
+	return 0;
+}
+
+static void fake_event_put(void *ctx, struct ucg_engine *eng, uint64_t handle)
+{
+	(void)ctx;
+	(void)eng;
+	(void)handle;
+	put_count++;
+}
+
+static const struct ucg_provider_ops ops = {
+	.event_fds = fake_event_fds,
+	.event_put = fake_event_put,
+};
+
+static void setup(void)
+{
+	struct ucg_engine_config cfg = { .provider = &ops };
+
+	T_EQ_INT(ucg_engine_new(&cfg, &e), 0);
+	h = fx_mount(e, "memory");
+	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a/b"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/z"), 0);
+	memset(fd_path, 0, sizeof(fd_path));
+	fd_path[6] = "/a/memory.usage_in_bytes";
+	fd_path[7] = "/a/memory.memsw.usage_in_bytes";
+	fd_path[8] = "/a/memory.oom_control";
+	fd_path[9] = "/a/memory.pressure_level";
+	fd_path[10] = "/a/memory.stat";
+	fd_path[11] = "/z/memory.usage_in_bytes";
+	fd_path[12] = "/a/memory.limit_in_bytes";
+	fd_path[13] = "/a/b/memory.usage_in_bytes";
+	fd_path[14] = "/a/b/memory.oom_control";
+	fd_path[15] = "/a/b/memory.pressure_level";
+	fd_path[16] = "/memory.pressure_level";
+	put_count = 0;
+}
+
+static void teardown(void)
+{
+	ucg_engine_free(e);
+	e = NULL;
+}
+
+static int ec(const char *dir, const char *line)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/cgroup.event_control", dir);
+	return fx_write(e, h, p, line);
+}
+
+/* Pops everything pending; counts[handle] += count. Returns the number popped. */
+static int drain(uint64_t *counts, int *finals)
+{
+	struct ucg_event ev;
+	int n = 0;
+
+	while (ucg_event_next(e, &ev) == 1) {
+		if (ev.handle < 64)
+			counts[ev.handle] += ev.count;
+		if (finals && ev.final)
+			(*finals)++;
+		n++;
+	}
+	return n;
+}
+
+static void test_parse(void)
+{
+	static const struct {
+		const char *in;
+		int r;
+		unsigned efd, cfd;
+		const char *args;
+	} c[] = {
+		{ "3 6 4096", 0, 3, 6, "4096" },
+		{ " 3 6 4096\n", 0, 3, 6, "4096" },
+		{ "3 6", 0, 3, 6, "" },
+		{ "3 6 ", 0, 3, 6, "" },
+		{ "3 6  4096", 0, 3, 6, " 4096" }, /* the threshold check refuses it */
+		{ "3 6 low,local,x", 0, 3, 6, "low,local,x" },
+		{ "18446744073709551619 6", 0, 3, 6, "" }, /* wraps modulo 2^64 */
+		{ "4294967299 6", 0, 3, 6, "" },            /* then cut to 32 bits */
+		{ "3  6", 0, 3, 0, "6" }, /* no digits: fd 0, as simple_strtoul */
+		{ "3", -EINVAL }, { "3 ", -EINVAL }, { "", -EINVAL },
+		{ "3\t6 1", -EINVAL }, { "+3 6", -EINVAL }, { "-3 6", -EINVAL },
+		{ "0x3 6", -EINVAL }, { "3 6x 1", -EINVAL }, { "x 6", -EINVAL },
+		{ "3 +6", -EINVAL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		unsigned efd = 99, cfd = 99;
+		size_t off = 0, len = 0;
+		int r = ucg_event_control_parse(c[i].in, strlen(c[i].in), &efd, &cfd, &off, &len);
+
+		if (r != c[i].r)
+			T_FAIL_AT("\"%s\": %d, want %d", c[i].in, r, c[i].r);
+		if (r == 0 && (efd != c[i].efd || cfd != c[i].cfd || len != strlen(c[i].args) ||
+			       memcmp(c[i].in + off, c[i].args, len)))
+			T_FAIL_AT("\"%s\": %u %u \"%.*s\"", c[i].in, efd, cfd, (int)len,
+				  c[i].in + off);
+	}
+}
+
+/* The file itself and the errno of each bad write, in the kernel's order. */
+static void test_file_and_errnos(void)
+{
+	static const struct {
+		const char *line;
+		int r;
+	} c[] = {
+		{ "3 6 4096", 0 }, { "3 7 4096", 0 }, { "3 6", 0 }, { "3 6 -1", 0 },
+		{ "3 6 1k", 0 }, { "3 6 0x1000", 0 }, { "3 6 99999999999999999999999", 0 },
+		{ "3 6 1x", -EINVAL }, { "3 6  4096", -EINVAL }, { "3", -EINVAL },
+		{ "99 6 4096", -EBADF }, { "3 99 4096", -EBADF }, { "5 6 4096", -EINVAL },
+		{ "5 99 4096", -EINVAL }, /* the eventfd is checked first */
+		{ "3 5 4096", -EINVAL }, { "3 4 4096", -EINVAL }, { "3 10 4096", -EINVAL },
+		{ "3 12 4096", -EINVAL }, { "3 11 4096", -EINVAL }, { "3 13 4096", -EINVAL },
+		{ "3 8", 0 }, { "3 8 garbage", 0 }, { "3 9 low", 0 }, { "3 9 medium", 0 },
+		{ "3 9 critical", 0 }, { "3 9", -EINVAL }, { "3 9 high", -EINVAL },
+		{ "3 9 low,default", 0 }, { "3 9 low,hierarchy", 0 }, { "3 9 low,local", 0 },
+		{ "3 9 low,", -EINVAL }, { "3 9 low,foo", -EINVAL }, { "3 9 low,local,foo", 0 },
+		{ "3 9 critical,hierarchyX", -EINVAL }, { "3 9 LOW", -EINVAL },
+		{ "3 9 low ", 0 },
+	};
+	struct ucg_stat st;
+	size_t i;
+	int regs = 0;
+
+	T_EQ_INT(ucg_fs_getattr(e, h, "/a/cgroup.event_control", &(struct ucg_cred){ 0 }, &st), 0);
+	T_EQ_INT(st.mode & 07777, 0200);
+	T_EQ_STR(fx_read(e, h, "/cgroup.event_control"), "<errno 22>");
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int r = ec("/a", c[i].line);
+
+		if (r != c[i].r)
+			T_FAIL_AT("\"%s\": %d, want %d", c[i].line, r, c[i].r);
+		regs += r == 0;
+	}
+	/* every refusal after the fds resolved handed the handle back */
+	T_EQ_INT(put_count, 14);
+	/* the root's file with a child's control fd; the child's with the root's */
+	T_EQ_INT(ec("", "3 6 4096"), -EINVAL);
+	T_EQ_INT(ec("/a", "3 16 low"), -EINVAL);
+	T_EQ_INT(ec("", "3 16 low"), 0);
+	{
+		uint64_t n[64] = { 0 };
+		int finals = 0;
+
+		T_EQ_INT(drain(n, NULL), 0); /* nothing fired yet */
+		T_EQ_INT(fx_rmdir(e, h, "/a/b"), 0);
+		T_EQ_INT(drain(n, NULL), 0);
+		T_EQ_INT(ec("/a", "3 13 4096"), -EINVAL); /* a control fd of a removed cgroup */
+		T_EQ_INT(fx_rmdir(e, h, "/a"), 0);
+		T_EQ_INT(drain(n, &finals), regs); /* one final signal per registration */
+		T_EQ_INT(n[3], regs);
+		T_EQ_INT(finals, regs);
+	}
+	/* cgroup.event_control of a removed cgroup */
+	{
+		struct ucg_cred root = ucg_cred_root();
+		struct ucg_file *f;
+
+		T_EQ_INT(ucg_fs_open(e, h, "/z/cgroup.event_control", O_WRONLY, &root, &f), 0);
+		T_EQ_INT(fx_rmdir(e, h, "/z"), 0);
+		T_EQ_INT(ucg_fs_write(f, "3 11 4096", 9), -ENODEV);
+		ucg_fs_release(f);
+	}
+}
+
+/* Thresholds signal on every crossing, either way, in the cgroup and its ancestors. */
+static void test_thresholds(void)
+{
+	uint64_t n[64] = { 0 };
+
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.usage_in_bytes", "8k", 20), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.usage_in_bytes", "16k", 21), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.memsw.usage_in_bytes", "12k", 22), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/b/memory.usage_in_bytes", "4097", 23), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.stat", "", 24), -EINVAL);
+	T_EQ_INT(ucg_event_register(e, h, "/q/memory.usage_in_bytes", "", 24), -ENOENT);
+
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[23], 1); /* 4097 bytes is page 1: 4096 reaches it */
+	T_EQ_INT(n[20] + n[21] + n[22], 0);
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 2, NULL), 0); /* 12k */
+	drain(n, NULL);
+	T_EQ_INT(n[20], 1);
+	T_EQ_INT(n[22], 1);
+	T_EQ_INT(n[21], 0);
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_FILE, 10, NULL), 0); /* 52k */
+	drain(n, NULL);
+	T_EQ_INT(n[21], 1);
+	T_EQ_INT(n[20], 1);
+	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_FILE, 10), 0); /* 12k */
+	drain(n, NULL);
+	T_EQ_INT(n[21], 2);
+	T_EQ_INT(n[20], 1);
+	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 3), 0); /* 0 */
+	drain(n, NULL);
+	T_EQ_INT(n[20], 2);
+	T_EQ_INT(n[22], 2);
+	T_EQ_INT(n[23], 2);
+	/* a new threshold below usage does not fire at registration */
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_ANON, 5, NULL), 0);
+	drain(n, NULL);
+	memset(n, 0, sizeof(n));
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.usage_in_bytes", "4k", 25), 0);
+	T_EQ_INT(drain(n, NULL), 0);
+	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_ANON, 5), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[25], 1);
+}
+
+/* OOM signals the refusing cgroup and its descendants, not its parent. */
+static void test_oom(void)
+{
+	uint64_t n[64] = { 0 };
+
+	T_EQ_INT(ucg_event_register(e, h, "/memory.oom_control", "", 30), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.oom_control", "", 31), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/b/memory.oom_control", "x", 32), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/z/memory.oom_control", "", 33), 0);
+	T_EQ_INT(fx_write(e, h, "/a/memory.limit_in_bytes", "8k"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/memory.oom_control", "1"), 0);
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 2, NULL), 0);
+	T_EQ_INT(drain(n, NULL), 0);
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), -ENOMEM);
+	drain(n, NULL);
+	T_EQ_INT(n[31], 1);
+	T_EQ_INT(n[32], 1);
+	T_EQ_INT(n[30] + n[33], 0);
+	/* under_oom now: a new registration fires at once */
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.oom_control", "", 34), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[34], 1);
+}
+
+/* Pressure: reclaim is "low", a refused charge "critical"; modes as vmpressure. */
+static void test_pressure(void)
+{
+	uint64_t n[64] = { 0 };
+
+	T_EQ_INT(ucg_event_register(e, h, "/a/b/memory.pressure_level", "low", 40), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/b/memory.pressure_level", "critical", 41), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.pressure_level", "low", 42), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.pressure_level", "low,hierarchy", 43), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.pressure_level", "low,local", 44), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/memory.pressure_level", "medium,hierarchy", 45), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/memory.pressure_level", "critical,hierarchy", 46), 0);
+	T_EQ_INT(fx_write(e, h, "/a/memory.limit_in_bytes", "8k"), 0);
+	/* file pages fill /a/b; more must reclaim them: /a is the reclaiming cgroup */
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_FILE, 2, NULL), 0);
+	T_EQ_INT(drain(n, NULL), 0);
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
+	drain(n, NULL);
+	/* low at /a: 42 (default), 43, 44 (local, own cgroup); nothing below /a; the
+	 * root's want medium or more */
+	T_EQ_INT(n[42], 1);
+	T_EQ_INT(n[43], 1);
+	T_EQ_INT(n[44], 1);
+	T_EQ_INT(n[40] + n[41] + n[45] + n[46], 0);
+	memset(n, 0, sizeof(n));
+	/* anon reclaims the last file page (low), then nothing is left: critical at /a */
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), -ENOMEM);
+	drain(n, NULL);
+	T_EQ_INT(n[42], 2);
+	T_EQ_INT(n[43], 2);
+	T_EQ_INT(n[44], 2);
+	T_EQ_INT(n[45], 1);
+	T_EQ_INT(n[46], 1);
+	T_EQ_INT(n[40] + n[41], 0);
+	/* the same from /a/b's own limit: default at /a is passed over once /a/b hears it */
+	memset(n, 0, sizeof(n));
+	T_EQ_INT(fx_write(e, h, "/a/b/memory.limit_in_bytes", "8k"), 0);
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), -ENOMEM);
+	drain(n, NULL);
+	T_EQ_INT(n[40], 1);
+	T_EQ_INT(n[41], 1);
+	T_EQ_INT(n[42], 0);
+	T_EQ_INT(n[43], 1);
+	T_EQ_INT(n[44], 0);
+	T_EQ_INT(n[46], 1);
+}
+
+/* A failed allocation refuses the write with ENOMEM, hands the handle back and
+ * registers nothing; ASan checks for leaks. */
+static void test_alloc_failure(void)
+{
+	struct ucg_cred root = ucg_cred_root();
+	struct ucg_file *f;
+	uint64_t n[64] = { 0 };
+	long i;
+	ssize_t r = -ENOMEM;
+
+	T_EQ_INT(ucg_fs_open(e, h, "/a/cgroup.event_control", O_WRONLY, &root, &f), 0);
+	for (i = 0; i < 20 && r == -ENOMEM; i++) {
+		ucg_alloc_fail_after(i);
+		r = ucg_fs_write(f, "3 6 4096", 8);
+		ucg_alloc_fail_after(-1);
+		if (r == -ENOMEM)
+			T_EQ_INT(put_count, i + 1);
+	}
+	T_EQ_INT(r, 8);
+	T_CHECK(i > 1);
+	ucg_fs_release(f);
+	T_EQ_INT(fx_rmdir(e, h, "/a/b"), 0);
+	T_EQ_INT(fx_rmdir(e, h, "/a"), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[3], 1);
+}
+
+int main(void)
+{
+	T_RUN(test_parse);
+	setup();
+	T_RUN(test_file_and_errnos);
+	teardown();
+	setup();
+	T_RUN(test_thresholds);
+	teardown();
+	setup();
+	T_RUN(test_oom);
+	teardown();
+	setup();
+	T_RUN(test_pressure);
+	teardown();
+	setup();
+	T_RUN(test_alloc_failure);
+	teardown();
+	return t_done();
+}
