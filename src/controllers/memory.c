@@ -713,6 +713,7 @@ int ucg_memory_try_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, co
 	}
 	m->pages[kind] += pages;
 	stat_add(m, kind, pages, +1);
+	memcg_event_usage(m); /* event notification */
 	return 0;
 }
 
@@ -751,6 +752,8 @@ int ucg_memory_oom_path(struct ucg_engine *e, struct ucg_hierarchy *h, const cha
 		m->under_oom = 1;
 	else
 		m->oom_kill++;
+	memcg_event_pressure(m, PRESSURE_CRITICAL); /* event notification */
+	memcg_event_oom(m);
 	return m->oom_kill_disable;
 }
 
@@ -771,6 +774,7 @@ int ucg_memory_swap_out_path(struct ucg_engine *e, struct ucg_hierarchy *h, cons
 	m->stat[ST_PGPGOUT] += pages;
 	m->stat[ST_SWAP] += pages;
 	ucg_counter_uncharge(&m->memory, pages);
+	memcg_event_usage(m); /* event notification */
 	return 0;
 }
 
@@ -788,6 +792,7 @@ int ucg_memory_swap_free_path(struct ucg_engine *e, struct ucg_hierarchy *h, con
 	ucg_counter_uncharge(&m->memsw, pages);
 	for (it = m; it; it = it->parent)
 		it->under_oom = 0;
+	memcg_event_usage(m); /* event notification */
 	return 0;
 }
 

@@ -245,6 +245,30 @@ static void test_thresholds(void)
 	T_EQ_INT(n[25], 1);
 }
 
+/* The simulator's charge loop (try_charge, oom, swap) fires the same events. */
+static void test_charge_loop_paths(void)
+{
+	uint64_t n[64] = { 0 };
+
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.usage_in_bytes", "8k", 50), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.memsw.usage_in_bytes", "8k", 51), 0);
+	T_EQ_INT(ucg_event_register(e, h, "/a/memory.oom_control", "", 52), 0);
+	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 2, NULL), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[50], 1);
+	T_EQ_INT(n[51], 1);
+	T_EQ_INT(ucg_memory_swap_out_path(e, h, "/a/b", 1), 0); /* memory down, memsw stays */
+	drain(n, NULL);
+	T_EQ_INT(n[50], 2);
+	T_EQ_INT(n[51], 1);
+	T_EQ_INT(ucg_memory_swap_free_path(e, h, "/a/b", 1), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[51], 2);
+	T_EQ_INT(ucg_memory_oom_path(e, h, "/a"), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[52], 1);
+}
+
 /* OOM signals the refusing cgroup and its descendants, not its parent. */
 static void test_oom(void)
 {
@@ -352,6 +376,9 @@ int main(void)
 	teardown();
 	setup();
 	T_RUN(test_thresholds);
+	teardown();
+	setup();
+	T_RUN(test_charge_loop_paths);
 	teardown();
 	setup();
 	T_RUN(test_oom);

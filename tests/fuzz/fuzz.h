@@ -16,6 +16,7 @@ int ucg_fuzz_core_files(const uint8_t *data, size_t size);
 int ucg_fuzz_scenario(const uint8_t *data, size_t size); /* sim: scenario parser + run */
 /* controllers (B): memory, hugetlb, blkio, devices files through the engine */
 int ucg_fuzz_memory(const uint8_t *data, size_t size);
+int ucg_fuzz_event_control(const uint8_t *data, size_t size); /* cgroup.event_control */
 int ucg_fuzz_hugetlb(const uint8_t *data, size_t size);
 int ucg_fuzz_blkio(const uint8_t *data, size_t size);
 int ucg_fuzz_devctl(const uint8_t *data, size_t size);
