@@ -11,6 +11,9 @@
  *   sim.helper_to_origin.DESIGN   share of md helper I/O charged to the originator in
  *                                 scenarios/md_helper.ucg
  *   sim.events_per_s              events fired per wall second (net_classes.ucg)
+ *   sim.memcg_reclaim_charge_ns   per page charged through the kernel's charge loop
+ *                                 near a limit (swap reclaim in 32-page rounds)
+ *   sim.memcg_charge_ns           per page charged far from any limit (batched)
  *   sim.big_run_s                 wall time of a 10,000-task, 1,000-cgroup,
  *                                 60-virtual-second run (busy tasks, 100 quotas)
  * Scenario files are read from $UCG_SOURCE_ROOT (default: the current directory).
@@ -179,6 +182,31 @@ static void bench_events(void)
 	ucg_free(text);
 }
 
+/* The memcg charge loop: 256 MiB of anon touched in a cgroup limited to 64 MiB with
+ * swap (192 MiB swapped in 32-page reclaim rounds, every page charged through the
+ * kernel's attempt structure), and the same 256 MiB with no limit (batched). */
+static void bench_memcg(void)
+{
+	static const char *limited = "set swap 1G\nmount -o memory mem\nmkdir mem/a\n"
+				     "echo 64M > mem/a/memory.limit_in_bytes\n"
+				     "spawn x\necho $x > mem/a/cgroup.procs\nalloc x 256M\nrun 1s\n";
+	static const char *free_run = "mount -o memory mem\nmkdir mem/a\n"
+				      "spawn x\necho $x > mem/a/cgroup.procs\nalloc x 256M\nrun 1s\n";
+	double wall = 0, wall0 = 0;
+	struct sim *s;
+
+	s = run_text("memcg.ucg", limited, strlen(limited), SIM_CHARGING_KERNEL, &wall);
+	if (!s)
+		return;
+	sim_free(s);
+	s = run_text("memcg0.ucg", free_run, strlen(free_run), SIM_CHARGING_KERNEL, &wall0);
+	if (!s)
+		return;
+	sim_free(s);
+	printf("sim.memcg_reclaim_charge_ns %.1f ns/page\n", wall * 1e9 / (192.0 * 256));
+	printf("sim.memcg_charge_ns %.3f ns/page\n", wall0 * 1e9 / (256.0 * 256));
+}
+
 static void bench_big(void)
 {
 	struct ucg_buf b;
@@ -226,6 +254,7 @@ int main(int argc, char **argv)
 	for (c = 0; c < SIM_CHARGING_NR; c++)
 		bench_accuracy((enum sim_charging)c);
 	bench_events();
+	bench_memcg();
 	if (argc < 2 || strcmp(argv[1], "quick"))
 		bench_big();
 	return 0;
