@@ -615,8 +615,20 @@ static void waterfill(double cap, struct went *v, size_t n)
 	double W = 0;
 	size_t i;
 
-	if (n > 1)
+	if (n > 16) {
 		qsort(v, n, sizeof(*v), went_cmp);
+	} else {
+		/* went_cmp is a total order, so any sort gives the same sequence; insertion
+		 * sort is the cheap one for the few entities of a runqueue */
+		for (i = 1; i < n; i++) {
+			struct went x = v[i];
+			size_t j = i;
+
+			for (; j > 0 && went_cmp(&v[j - 1], &x) > 0; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	}
 	for (i = 0; i < n; i++)
 		W += v[i].w;
 	for (i = 0; i < n; i++) {
