@@ -24,6 +24,7 @@
  */
 #include "sim/sim_impl.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,45 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 
-static const char *const scenarios[] = { "cpu_sessions", "writeback", "md_helper",
-					  "net_classes", "explosion_split",
-					  "explosion_unified" };
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The shipped scenarios' names (without .ucg), sorted; *n of them. */
+static char **list_scenarios(size_t *n)
+{
+	const char *root = getenv("UCG_SOURCE_ROOT");
+	char path[1024];
+	char **v = NULL;
+	struct dirent *d;
+	DIR *dir;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/scenarios", root ? root : ".");
+	dir = opendir(path);
+	if (!dir)
+		return NULL;
+	while ((d = readdir(dir))) {
+		size_t len = strlen(d->d_name);
+		char **nv;
+
+		if (len < 5 || strcmp(d->d_name + len - 4, ".ucg"))
+			continue;
+		nv = ucg_realloc(v, (*n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[*n] = ucg_strndup(d->d_name, len - 4);
+		if (v[*n])
+			(*n)++;
+	}
+	closedir(dir);
+	if (*n)
+		qsort(v, *n, sizeof(*v), name_cmp);
+	return v;
+}
 
 static double cpu_s(void)
 {
@@ -207,13 +244,16 @@ static bool wanted(const char *figure)
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	size_t i, nsc;
+	char **scenarios = list_scenarios(&nsc);
 
 	if (argc > 2 && !strcmp(argv[1], "only"))
 		only = argv[2];
 	if (wanted("sim.dispatch_per_s"))
 		bench_dispatch();
-	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
+	if (!nsc)
+		fprintf(stderr, "bench: no scenarios/*.ucg (UCG_SOURCE_ROOT?)\n");
+	for (i = 0; i < nsc; i++) {
 		char figure[128];
 		size_t len;
 		char *text;
@@ -232,6 +272,9 @@ int main(int argc, char **argv)
 			rate(figure, text, len);
 		ucg_free(text);
 	}
+	for (i = 0; i < nsc; i++)
+		ucg_free(scenarios[i]);
+	ucg_free(scenarios);
 	if (wanted("sim.events_per_s.cpu_quota"))
 		bench_cpu_quota();
 	if ((argc < 2 || strcmp(argv[1], "quick")) && wanted("sim.big_run_cpu_s"))
