@@ -270,6 +270,10 @@ static uint64_t swap_out(struct sim *s, struct sim_cg *top, uint64_t want)
 	struct sim_hier *mh = mem_hier(s);
 	uint64_t done = 0;
 
+	/* swappiness per cgroup, read once per call */
+	struct sim_cg *seen[16];
+	unsigned swp[16], nseen = 0, j;
+
 	while (done < want && s->swap_used < s->swap_pages) {
 		struct sim_task *best = NULL;
 		int bi = -1;
@@ -286,7 +290,22 @@ static uint64_t swap_out(struct sim *s, struct sim_cg *top, uint64_t want)
 				struct sim_cg *c = t->anon_cg[i];
 				uint64_t res = t->anon_n[i] - t->anon_swap[i];
 
-				if (c && res > bres && sim_cg_is_under(c, top) && cg_swappiness(s, c)) {
+				unsigned sw = 60;
+
+				if (!c || res <= bres || !sim_cg_is_under(c, top))
+					continue;
+				for (j = 0; j < nseen && seen[j] != c; j++)
+					;
+				if (j < nseen) {
+					sw = swp[j];
+				} else {
+					sw = cg_swappiness(s, c);
+					if (nseen < 16) {
+						seen[nseen] = c;
+						swp[nseen++] = sw;
+					}
+				}
+				if (sw) {
 					best = t;
 					bi = i;
 					bres = res;
