@@ -164,6 +164,78 @@ static void test_throttle_and_weight(void)
 	sim_free(s);
 }
 
+/* The blkio controller's own statistics show each design's attribution: the engine's
+ * blkio.throttle.io_service_bytes "Write" line of a cgroup equals what the model
+ * charged it (async, writeback). */
+static uint64_t engine_write_bytes(struct sim *s, const char *path)
+{
+	struct sim_hier *h = sim_hier_by_name(s, "io");
+	struct ucg_buf b;
+	uint64_t v = 0;
+	const char *p;
+
+	ucg_buf_init(&b);
+	if (h && ucg_fs_read_all(s->e, h->h, path, &s->root_cred, &b) == 0 && b.data &&
+	    (p = strstr(b.data, "8:0 Async ")))
+		v = strtoull(p + 10, NULL, 10);
+	ucg_buf_fini(&b);
+	return v;
+}
+
+static void test_controller_stats_follow_design(void)
+{
+	static const struct {
+		enum sim_charging c;
+		uint64_t a, b, root; /* MiB written back, charged to io/A, io/B, the root */
+	} want[] = {
+		{ SIM_CHARGING_KERNEL, 0, 0, 16 },   /* the flusher's cgroup pays */
+		{ SIM_CHARGING_PID, 8, 0, 8 },       /* b exited: its pages orphaned to the root */
+		{ SIM_CHARGING_CONSUMER, 8, 8, 0 },
+		{ SIM_CHARGING_DUAL, 8, 8, 0 },
+		{ SIM_CHARGING_INODE, 8, 8, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct sim *s;
+
+		attribution(want[i].c, &s);
+		T_EQ_INT(engine_write_bytes(s, "/A/blkio.throttle.io_service_bytes"), want[i].a << 20);
+		T_EQ_INT(engine_write_bytes(s, "/B/blkio.throttle.io_service_bytes"), want[i].b << 20);
+		T_EQ_INT(engine_write_bytes(s, "/blkio.throttle.io_service_bytes"), want[i].root << 20);
+		T_EQ_INT(engine_write_bytes(s, "/A/blkio.throttle.io_service_bytes"),
+			 ts_cg(s, "io", "/A")->io_bytes[0][1]);
+		sim_free(s);
+	}
+}
+
+/* ...and the owner's throttle holds its writeback: io/A limited to 4 MiB/s of writes.
+ * The 8 MiB expire at 1 s; by 2 s the kernel design has written them all (the root
+ * pays, unthrottled), dual about 4 MiB (A pays at 4 MiB/s). */
+static void test_owner_throttled(void)
+{
+	static const char *text =
+		"memory 1G\nset dirty_background_ratio 50\nset dirty_ratio 60\nset dirty_expire 1s\n"
+		"set writeback_interval 1s\ndevice sda 8:0 bps=1G\nmount -o blkio io\nmkdir io/A\n"
+		"echo \"8:0 4194304\" > io/A/blkio.throttle.write_bps_device\n"
+		"file f1 dev=sda\nspawn a\necho $a > io/A/cgroup.procs\nwrite a f1 8M\nrun 2s\n";
+	struct sim_err err;
+	struct sim *s;
+	uint64_t dev_bytes;
+	int r;
+
+	s = ts_run(text, 0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	T_EQ_INT(sim_dev_find(s, "sda")->bytes[1], 8ull << 20);
+	sim_free(s);
+	s = ts_run(text, 0, SIM_CHARGING_DUAL, &r, &err);
+	T_EQ_INT(r, 0);
+	dev_bytes = sim_dev_find(s, "sda")->bytes[1];
+	T_NEAR((double)dev_bytes, 4.0 * 1048576, 0.5 * 1048576);
+	T_EQ_INT(engine_write_bytes(s, "/A/blkio.throttle.io_service_bytes"), dev_bytes);
+	sim_free(s);
+}
+
 int main(void)
 {
 	T_RUN(test_kernel);
@@ -173,5 +245,7 @@ int main(void)
 	T_RUN(test_md_helper);
 	T_RUN(test_md_read_random_leg);
 	T_RUN(test_throttle_and_weight);
+	T_RUN(test_controller_stats_follow_design);
+	T_RUN(test_owner_throttled);
 	return t_done();
 }
