@@ -238,6 +238,46 @@ static void test_dirty_reclaim_under_limit(void)
 	sim_free(s);
 }
 
+/* An allocation that only dirty page cache could make room for waits for its
+ * writeback: 16M limit, w leaves 12M dirty (disk at 4 MiB/s, nothing written back on
+ * its own: high thresholds, 30 s expiry); x then needs 8M: reclaim writes the dirty
+ * pages back and x's allocation completes once 4M are clean, with no OOM. */
+static void test_alloc_waits_on_writeback(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s = ts_run("memory 1G\nset dirty_ratio 50\nset dirty_background_ratio 40\n"
+			       "device sda 8:0 bps=4M\nfile f dev=sda\n"
+			       "mount -o memory mem\nmkdir mem/a\necho 16M > mem/a/memory.limit_in_bytes\n"
+			       "spawn w\nspawn x\necho $w > mem/a/cgroup.procs\necho $x > mem/a/cgroup.procs\n"
+			       "write w f 12M\nat 0.5s alloc x 8M\nrun 0.55s\n",
+			       0, SIM_CHARGING_KERNEL, &r, &err);
+	struct sim_task *x = sim_task_by_name(s, "x");
+
+	T_EQ_INT(r, 0);
+	/* at 0.55 s: 4M fitted at once, the rest waits (each 256 KiB written back takes
+	 * 62.5 ms, the first completes at 0.5625 s) */
+	T_EQ_INT(x->anon_pages, 4 * 256);
+	T_EQ_INT(x->alloc_wait, 4 * 256);
+	sim_free(s);
+	s = ts_run("memory 1G\nset dirty_ratio 50\nset dirty_background_ratio 40\n"
+		   "device sda 8:0 bps=4M\nfile f dev=sda\n"
+		   "mount -o memory mem\nmkdir mem/a\necho 16M > mem/a/memory.limit_in_bytes\n"
+		   "spawn w\nspawn x\necho $w > mem/a/cgroup.procs\necho $x > mem/a/cgroup.procs\n"
+		   "write w f 12M\nat 0.5s alloc x 8M\nrun 5s\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	x = sim_task_by_name(s, "x");
+	T_EQ_INT(r, 0);
+	T_CHECK(x->alive);
+	T_EQ_INT(x->anon_pages, 8 * 256);
+	T_EQ_INT(x->alloc_wait, 0);
+	T_EQ_INT(ts_cg(s, "mem", "/a")->oom_kills, 0);
+	T_EQ_INT(engine_u64(s, "mem", "/a/memory.max_usage_in_bytes"), 16ull << 20);
+	T_EQ_INT((uint64_t)ts_cg(s, "mem", "/a")->mem_pages * SIM_PAGE,
+		 engine_u64(s, "mem", "/a/memory.usage_in_bytes"));
+	sim_free(s);
+}
+
 static void test_hugetlb(void)
 {
 	struct sim_err err;
@@ -267,6 +307,7 @@ int main(void)
 	T_RUN(test_failcnt_like_kernel);
 	T_RUN(test_swap_under_limit);
 	T_RUN(test_dirty_reclaim_under_limit);
+	T_RUN(test_alloc_waits_on_writeback);
 	T_RUN(test_hugetlb);
 	return t_done();
 }
