@@ -8,20 +8,27 @@
  * write is resolved: the kernel queues the fork event before fork() returns in the
  * parent.
  *
- *   fork  -> ucg_task_fork(parent thread, child): the child starts in its creating
- *            thread's cgroups. Its start time is read from /proc/TID/stat (0 if it
- *            is already gone: then any later /proc entry with that tid is another
- *            task). Credentials are the parent's; exec/uid/gid events refresh them.
- *   exit  -> ucg_task_exit; a non-leader thread is reaped at once (the kernel
- *            releases it at exit); a leader is reaped once /proc/TID is gone or
- *            belongs to a newer task.
+ *   fork  -> ucg_task_fork(creator, child): the child starts in its creator's
+ *            cgroups (a new process: its parent; a new thread: its process's
+ *            leader, see on_fork). Its start time is read from /proc/TID/stat; a
+ *            child already gone is added and ended at once. Credentials are the
+ *            creator's; exec/uid/gid events refresh them. A fork whose creator we
+ *            do not know means events were lost: the resync places the child.
+ *   exit  -> ucg_task_exit, from taskstats' exit message when it comes first (it is
+ *            sent before the parent can reap the task; the connector's is sent
+ *            after), else from the connector; a non-leader thread is reaped at once
+ *            (the kernel releases it at exit); a leader is reaped once /proc/TID is
+ *            gone or belongs to a newer task.
  *   lost  -> (ENOBUFS) resync: every /proc/PID/task/TID is compared with the table by
  *            (tid, start time); vanished tasks are exited and reaped, unknown ones
  *            are added under their creator (same process: the leader; otherwise the
- *            parent process), as close to fork semantics as a rescan can get.
+ *            parent process), creators first, as close to fork semantics as a
+ *            rescan can get (see ucg_host_resync for the races this closes).
  *
  * Limits: a task that forks and whose tid is reused before we read its fork event
- * is placed under the right parent but may get the newer task's start time.
+ * is placed under the right parent but may get the newer task's start time. A task
+ * learnt by a resync is placed with its parent process (or, reparented, its
+ * reaper), not with the thread that forked it.
  */
 #include "host/host.h"
 
@@ -67,15 +74,26 @@ struct ucg_host {
 	uint64_t *cpu_user, *cpu_sys; /* [pid_max] CPU ns already charged to cpuacct */
 	uint16_t *cpu_last;           /* [pid_max] the cpu a task last ran on */
 	int ts_fd;                    /* taskstats (exit CPU times), -1 if unavailable */
+	int *early;                   /* tids taskstats reported exited, not applied yet */
+	size_t nr_early, cap_early;
 	int sample_cpu;     /* charge real CPU times to cpuacct */
 	uint64_t tick_ns;
 	int *zombies;       /* exited leaders awaiting reap */
 	size_t nr_zombies, cap_zombies;
+	struct pending *pend; /* resync: tasks found in /proc, placed parents first */
+	size_t nr_pend, cap_pend;
 	int lost;           /* events were dropped: resync before trusting the table */
 	int draining;       /* guards against the sync callback re-entering */
 	struct ucg_host_stats stats;
 	struct cred_slot creds[CRED_SLOTS];
 	char buf[65536] __attribute__((aligned(8))); /* one connector datagram batch */
+};
+
+/* A task a resync found in /proc and did not know. */
+struct pending {
+	struct ucg_task_info info;
+	int ppid;
+	char state;
 };
 
 /* ---- /proc readers --------------------------------------------------------------- */
@@ -375,7 +393,11 @@ fail:
 	close(fd);
 }
 
-/* One TASKSTATS_TYPE_AGGR_PID: the pid and its final statistics. */
+/* One TASKSTATS_TYPE_AGGR_PID: the pid and its final statistics. The task has
+ * exited: charge its last CPU time now, while it is a member, and queue its exit.
+ * The exit is applied only once the connector has been drained again (see
+ * apply_early_exits): the task's own forks were queued there before this message,
+ * and a fork applied after its creator's exit would land in the roots. */
 static void taskstats_one(struct ucg_host *h, struct ucg_engine *e, const char *p, int len)
 {
 	int tid = 0;
@@ -399,20 +421,34 @@ static void taskstats_one(struct ucg_host *h, struct ucg_engine *e, const char *
 		len -= NLA_ALIGN(na->nla_len);
 		p += NLA_ALIGN(na->nla_len);
 	}
-	if (have && in_range(h, tid) && h->state[tid] == TS_ALIVE)
+	if (!in_range(h, tid) || h->state[tid] != TS_ALIVE)
+		return;
+	if (have && h->sample_cpu)
 		charge_to(h, e, tid, ts.ac_utime * 1000, ts.ac_stime * 1000);
+	if (h->nr_early == h->cap_early) {
+		size_t nc = h->cap_early ? h->cap_early * 2 : 256;
+		int *ne = ucg_realloc(h->early, nc * sizeof(*ne));
+
+		if (!ne)
+			return; /* the connector's exit event still comes */
+		h->early = ne;
+		h->cap_early = nc;
+	}
+	h->early[h->nr_early++] = tid;
 }
 
 static void taskstats_drain(struct ucg_host *h, struct ucg_engine *e)
 {
 	char buf[16384] __attribute__((aligned(8)));
 
-	if (h->ts_fd < 0 || !h->sample_cpu)
+	if (h->ts_fd < 0)
 		return;
 	for (;;) {
 		ssize_t n = recv(h->ts_fd, buf, sizeof(buf), MSG_DONTWAIT);
 		struct nlmsghdr *nh;
 
+		/* A lost taskstats message costs only an early exit and a last charge: the
+		 * connector still reports the exit. */
 		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
 			continue;
 		if (n <= 0)
@@ -478,24 +514,17 @@ void ucg_host_sample_cpu(struct ucg_host *h, struct ucg_engine *e)
 {
 	int tid;
 
-	if (!h->sample_cpu) {
-		h->sample_cpu = 1;
-		taskstats_open(h);
-	}
+	h->sample_cpu = 1;
 	taskstats_drain(h, e);
 	for (tid = 1; tid < h->pid_max; tid++)
 		if (h->state[tid] == TS_ALIVE)
 			sample_one(h, e, tid);
 }
 
-static void task_exited(struct ucg_host *h, struct ucg_engine *e, int tid, int tgid)
+/* tid (of process tgid) exited: it stops being a member. A thread other than the
+ * leader is released by the kernel at once; a leader stays until reaped. */
+static void exit_now(struct ucg_host *h, struct ucg_engine *e, int tid, int tgid)
 {
-	if (!in_range(h, tid) || h->state[tid] != TS_ALIVE)
-		return;
-	if (h->sample_cpu) {
-		taskstats_drain(h, e); /* its final times were sent before this event */
-		sample_one(h, e, tid); /* else its last time, if /proc still has it */
-	}
 	ucg_task_exit(e, tid);
 	h->stats.exits++;
 	if (tid != tgid) {
@@ -506,21 +535,32 @@ static void task_exited(struct ucg_host *h, struct ucg_engine *e, int tid, int t
 	}
 }
 
-/* Adds a task found in /proc (not through a fork event), under its creator if known. */
-static void task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task_info *info,
-		       int ppid, char state, int use_parent)
+static void task_exited(struct ucg_host *h, struct ucg_engine *e, int tid, int tgid)
 {
-	int r = -ESRCH, parent = 0;
+	if (!in_range(h, tid) || h->state[tid] != TS_ALIVE)
+		return;
+	taskstats_drain(h, e); /* its final times were sent before this event */
+	if (h->sample_cpu)
+		sample_one(h, e, tid); /* else its last time, if /proc still has it */
+	exit_now(h, e, tid, tgid);
+}
 
-	if (use_parent) {
-		if (info->tid != info->tgid && in_range(h, info->tgid) &&
-		    h->state[info->tgid] == TS_ALIVE)
-			parent = info->tgid;
-		else if (in_range(h, ppid) && h->state[ppid] == TS_ALIVE)
-			parent = ppid;
-		if (parent)
-			r = ucg_task_fork(e, parent, info);
-	}
+/* Who created a task, as far as /proc can tell: a thread was made by some thread of
+ * its own process (we take the leader), a process by its parent. */
+static int creator_of(const struct ucg_task_info *info, int ppid)
+{
+	return info->tid != info->tgid ? info->tgid : ppid;
+}
+
+/* Adds a task found in /proc (not through a fork event) under creator, or in the
+ * roots when creator is 0. */
+static void task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task_info *info,
+		       int creator, char state)
+{
+	int r = -ESRCH;
+
+	if (creator)
+		r = ucg_task_fork(e, creator, info);
 	if (r < 0)
 		r = ucg_task_add(e, info);
 	if (r < 0)
@@ -531,6 +571,89 @@ static void task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task
 		task_exited(h, e, info->tid, info->tgid);
 }
 
+static void pend_push(struct ucg_host *h, const struct ucg_task_info *info, int ppid, char state)
+{
+	if (h->nr_pend == h->cap_pend) {
+		size_t nc = h->cap_pend ? h->cap_pend * 2 : 256;
+		struct pending *np = ucg_realloc(h->pend, nc * sizeof(*np));
+
+		if (!np) {
+			h->lost = 1; /* try again at the next drain */
+			return;
+		}
+		h->pend = np;
+		h->cap_pend = nc;
+	}
+	h->pend[h->nr_pend].info = *info;
+	h->pend[h->nr_pend].ppid = ppid;
+	h->pend[h->nr_pend].state = state;
+	h->nr_pend++;
+}
+
+/* Places one task a resync found. Its creator is known by now, or it never will be
+ * by the scan: the creator appeared after the scan passed its tid. Then the creator's
+ * fork event is still queued (or lost, and the socket reports it), and the child's
+ * follows it: leave the child unknown and resynchronise again at the next drain. A
+ * creator that has exited meanwhile has handed its children to a reaper; read the
+ * parent again. */
+static void place_one(struct ucg_host *h, struct ucg_engine *e, struct pending *p)
+{
+	int creator = creator_of(&p->info, p->ppid);
+
+	if (creator && (!in_range(h, creator) || h->state[creator] == TS_UNKNOWN) &&
+	    p->info.tid == p->info.tgid) {
+		unsigned flags;
+		uint64_t start;
+		char state;
+		int ppid = 0;
+
+		if (read_stat(p->info.tid, &state, &ppid, &flags, &start) < 0 ||
+		    start != p->info.start_time)
+			return; /* gone: the scan's view of it is already out of date */
+		creator = ppid;
+	}
+	if (creator && (!in_range(h, creator) || h->state[creator] == TS_UNKNOWN)) {
+		h->lost = 1;
+		return;
+	}
+	task_found(h, e, &p->info, creator, p->state);
+}
+
+/* Places what a resync found, every creator before what it created (a child can have
+ * a lower tid than its parent once tids wrap), so no child lands in the roots for
+ * want of a parent the same scan found. seen[] is 2 for a task not placed yet. */
+static void place_pending(struct ucg_host *h, struct ucg_engine *e)
+{
+	size_t i, left = h->nr_pend;
+	int progress = 1;
+
+	for (i = 0; i < h->nr_pend; i++)
+		h->seen[h->pend[i].info.tid] = 2;
+	while (left && progress) {
+		progress = 0;
+		for (i = 0; i < h->nr_pend; i++) {
+			struct pending *p = &h->pend[i];
+			int c = creator_of(&p->info, p->ppid);
+
+			if (h->seen[p->info.tid] != 2)
+				continue;
+			if (c != p->info.tid && in_range(h, c) && h->seen[c] == 2)
+				continue; /* its creator first */
+			h->seen[p->info.tid] = 1;
+			place_one(h, e, p);
+			left--;
+			progress = 1;
+		}
+	}
+	for (i = 0; left && i < h->nr_pend; i++) /* a cycle: /proc changed under us */
+		if (h->seen[h->pend[i].info.tid] == 2) {
+			h->seen[h->pend[i].info.tid] = 1;
+			place_one(h, e, &h->pend[i]);
+			left--;
+		}
+	h->nr_pend = 0;
+}
+
 static int scan_dir(struct ucg_host *h, struct ucg_engine *e, int initial)
 {
 	DIR *d = opendir("/proc"), *td;
@@ -539,6 +662,7 @@ static int scan_dir(struct ucg_host *h, struct ucg_engine *e, int initial)
 
 	if (!d)
 		return -errno;
+	h->nr_pend = 0;
 	while ((de = readdir(d))) {
 		int pid = atoi(de->d_name);
 
@@ -573,14 +697,35 @@ static int scan_dir(struct ucg_host *h, struct ucg_engine *e, int initial)
 				h->seen[tid] = 0;
 				continue;
 			}
-			task_found(h, e, &info, ppid, state, !initial);
+			if (initial)
+				task_found(h, e, &info, 0, state);
+			else
+				pend_push(h, &info, ppid, state);
 		}
 		closedir(td);
 	}
 	closedir(d);
+	place_pending(h, e);
 	return 0;
 }
 
+/* A resynchronisation after lost events.
+ *
+ * Why a lost storm once lost or kept a process (issue 4), and what closes it:
+ *  - Events read after ENOBUFS are not all older than the loss: the kernel drops
+ *    everything while the queue is congested and clears that when we empty it, so
+ *    the same drain reads fresh events too, among them forks by parents whose own
+ *    fork was lost. Those children used to go to the roots, and the resync that
+ *    followed trusted them (tid and start time matched): lost from their cgroup.
+ *    Now a fork by an unknown creator is left to the resync, which places it.
+ *  - The resync added tasks in /proc order; once tids wrap (pid_max is 32768 here)
+ *    a child comes before its parent and went to the roots. Now parents first.
+ *  - A parent can reap a child before the child's connector exit event is sent
+ *    (do_exit: exit_notify, then proc_exit_connector), so a listing right after
+ *    wait() still showed it. taskstats' exit message is sent before exit_notify:
+ *    read at every drain, it ends the membership in time (after a second pass over
+ *    the connector, which holds the exiting task's own forks).
+ */
 int ucg_host_resync(struct ucg_host *h, struct ucg_engine *e)
 {
 	int r, tid;
@@ -605,6 +750,8 @@ void ucg_host_reap_check(struct ucg_host *h, struct ucg_engine *e)
 {
 	size_t i, j;
 
+	if (h->lost) /* a resync left a task for later: do not wait for an event */
+		ucg_host_drain(h, e);
 	for (i = j = 0; i < h->nr_zombies; i++) {
 		int tid = h->zombies[i], ppid;
 		struct ucg_task_info old;
@@ -626,19 +773,28 @@ void ucg_host_reap_check(struct ucg_host *h, struct ucg_engine *e)
 
 /* ---- events ---------------------------------------------------------------------- */
 
+/* The connector's fork event names the new task's real_parent: for a new process its
+ * creator (or the creator's parent with CLONE_PARENT), but for a new thread the
+ * parent of its process, not the thread that made it. A new thread is therefore
+ * placed with its process's leader (the creating thread is not reported; in v1 the
+ * threads of a process can sit in different cgroups, then this may differ). */
 static void on_fork(struct ucg_host *h, struct ucg_engine *e, const struct proc_event *ev)
 {
-	int parent = ev->event_data.fork.parent_pid, child = ev->event_data.fork.child_pid;
+	int child = ev->event_data.fork.child_pid, tgid = ev->event_data.fork.child_tgid;
+	int creator = child != tgid ? tgid : ev->event_data.fork.parent_pid;
 	struct ucg_task_info info;
 	uint64_t start = 0;
 	unsigned flags = 0;
-	int ppid, r = -ESRCH;
-	char state;
+	int ppid, r, gone = 0;
+	char state = 0;
 
 	if (!in_range(h, child))
 		return;
-	if (read_stat(child, &state, &ppid, &flags, &start) < 0)
-		start = 0; /* already gone: its exit event follows */
+	r = read_stat(child, &state, &ppid, &flags, &start);
+	if (r == -ESRCH)
+		gone = 1; /* exited and reaped already: its exit event follows */
+	if (r < 0)
+		start = 0;
 	if (h->state[child] != TS_UNKNOWN) {
 		struct ucg_task_info old;
 
@@ -646,26 +802,32 @@ static void on_fork(struct ucg_host *h, struct ucg_engine *e, const struct proc_
 			return; /* found by a scan already */
 		forget(h, e, child);
 	}
-	if (!in_range(h, parent) || h->state[parent] != TS_ALIVE ||
-	    ucg_task_get_info(e, parent, &info) < 0) {
-		/* An unknown creator: learn the child on its own, in the roots. */
-		if (ucg_host_read_task(child, &info) < 0)
-			return;
-		parent = 0;
+	if (!in_range(h, creator) || h->state[creator] == TS_UNKNOWN ||
+	    ucg_task_get_info(e, creator, &info) < 0) {
+		/* Its creator's fork was lost (or is being resynchronised): a resync
+		 * places it by /proc. Never in the roots: a later resync would trust it. */
+		if (!gone)
+			h->lost = 1;
+		return;
 	}
 	info.tid = child;
-	info.tgid = ev->event_data.fork.child_tgid;
+	info.tgid = tgid;
 	info.flags = 0;
 	info.start_time = start;
-	if (parent)
-		r = ucg_task_fork(e, parent, &info);
+	r = ucg_task_fork(e, creator, &info);
 	if (r < 0)
 		r = ucg_task_add(e, &info);
-	if (r == 0) {
-		h->state[child] = TS_ALIVE;
-		h->cpu_user[child] = h->cpu_sys[child] = 0;
-		h->stats.forks++;
-	}
+	if (r < 0)
+		return;
+	h->state[child] = TS_ALIVE;
+	h->cpu_user[child] = h->cpu_sys[child] = 0;
+	h->stats.forks++;
+	/* Already dead: nobody can list it, and its exit event may come only after
+	 * its parent has reaped it. */
+	if (gone || state == 'Z' || state == 'X')
+		task_exited(h, e, child, tgid);
+	if (gone && h->state[child] == TS_ZOMBIE)
+		forget(h, e, child); /* and reaped */
 }
 
 static void refresh_cred(struct ucg_host *h, struct ucg_engine *e, int tid)
@@ -712,14 +874,12 @@ static void on_event(struct ucg_host *h, struct ucg_engine *e, const struct proc
 	}
 }
 
-int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
+/* Applies every event queued on the connector; notes a loss. */
+static int connector_drain(struct ucg_host *h, struct ucg_engine *e)
 {
 	char *buf = h->buf;
 	int applied = 0;
 
-	if (h->draining)
-		return 0;
-	h->draining = 1;
 	for (;;) {
 		ssize_t n = recv(h->fd, buf, sizeof(h->buf), MSG_DONTWAIT);
 		struct nlmsghdr *nh;
@@ -731,15 +891,14 @@ int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
 				h->lost = 1;
 				continue;
 			}
-			break; /* EAGAIN: nothing left */
+			return applied; /* EAGAIN: nothing left */
 		}
 		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
 			struct cn_msg *cn;
+			struct proc_event ev;
 
 			if (nh->nlmsg_type == NLMSG_NOOP || nh->nlmsg_type == NLMSG_ERROR)
 				continue;
-			struct proc_event ev;
-
 			cn = NLMSG_DATA(nh);
 			if (cn->id.idx != CN_IDX_PROC || cn->len < sizeof(struct proc_event))
 				continue;
@@ -748,6 +907,39 @@ int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
 			on_event(h, e, &ev);
 			applied++;
 		}
+	}
+}
+
+/* Ends the tasks taskstats reported exited. Their connector exit events may come
+ * only after their parent has reaped them (and listed its cgroup). */
+static void apply_early_exits(struct ucg_host *h, struct ucg_engine *e)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_early; i++) {
+		struct ucg_task_info info;
+		int tid = h->early[i];
+
+		if (h->state[tid] == TS_ALIVE && ucg_task_get_info(e, tid, &info) == 0)
+			exit_now(h, e, tid, info.tgid);
+	}
+	h->nr_early = 0;
+}
+
+int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
+{
+	int applied;
+
+	if (h->draining)
+		return 0;
+	h->draining = 1;
+	applied = connector_drain(h, e);
+	taskstats_drain(h, e);
+	/* Every fork by a task whose exit taskstats just reported was queued on the
+	 * connector before that report: read them before ending it. */
+	if (h->nr_early) {
+		applied += connector_drain(h, e);
+		apply_early_exits(h, e);
 	}
 	if (h->lost) {
 		h->lost = 0;
@@ -824,6 +1016,7 @@ int ucg_host_new(struct ucg_host **ret)
 	r = connector_open(&h->fd);
 	if (r < 0)
 		goto fail;
+	taskstats_open(h); /* early exits; without it, exits wait for the connector */
 	*ret = h;
 	return 0;
 fail:
@@ -845,6 +1038,8 @@ void ucg_host_free(struct ucg_host *h)
 	if (h->ts_fd >= 0)
 		close(h->ts_fd);
 	ucg_free(h->zombies);
+	ucg_free(h->pend);
+	ucg_free(h->early);
 	ucg_free(h);
 }
 

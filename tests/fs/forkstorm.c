@@ -1,13 +1,14 @@
 /* tests/fs/forkstorm.c — a fork storm inside a cgroup, then an exact membership check.
  *
- *   forkstorm CGDIR WORKERS FORKS
+ *   forkstorm CGDIR WORKERS FORKS [CGDIR2]
  *
- * Joins CGDIR, becomes a child subreaper, and starts WORKERS processes that each fork
- * FORKS children as fast as they can. Every child blocks on a pipe, so all of them are
- * alive when the storm ends. Then cgroup.procs must list exactly us and every child
- * (found in /proc by parent pid); then the children are released, reaped, and
- * cgroup.procs must list only us. Prints "forks N rate R/s lost L extra X leftover Y"
- * and exits 1 if anything was lost, extra or left over.
+ * Joins CGDIR (and CGDIR2, a cgroup of another hierarchy, if given), becomes a child
+ * subreaper, and starts WORKERS processes that each fork FORKS children as fast as
+ * they can. Every child blocks on a pipe, so all of them are alive when the storm
+ * ends. Then each cgroup.procs must list exactly us and every child (found in /proc
+ * by parent pid); then the children are released, reaped, and each cgroup.procs must
+ * at once list only us. Prints "forks N rate R/s lost L extra X leftover Y" (summed
+ * over the cgroups) and exits 1 if anything was lost, extra or left over.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -93,8 +94,9 @@ static int ppid_of(int pid)
 
 int main(int argc, char **argv)
 {
-	char procs[4096], self[32];
-	int workers, forks, i, j, gate[2], max = 4194305, lost = 0, extra = 0, leftover = 0;
+	char procs[2][4096], self[32];
+	int workers, forks, i, j, k, gate[2], max = 4194305, lost = 0, extra = 0, leftover = 0;
+	int ncg = argc == 5 ? 2 : 1;
 	unsigned char *listed, *expected;
 	struct timespec t0, t1;
 	long total = 0;
@@ -103,16 +105,19 @@ int main(int argc, char **argv)
 	struct dirent *de;
 	char *text;
 
-	if (argc != 4)
+	if (argc != 4 && argc != 5)
 		return 2;
 	workers = atoi(argv[2]);
 	forks = atoi(argv[3]);
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", argv[1]);
+	snprintf(procs[0], sizeof(procs[0]), "%s/cgroup.procs", argv[1]);
+	if (ncg == 2)
+		snprintf(procs[1], sizeof(procs[1]), "%s/cgroup.procs", argv[4]);
 	snprintf(self, sizeof(self), "%d", getpid());
-	if (write_str(procs, self) < 0) {
-		perror("join");
-		return 2;
-	}
+	for (k = 0; k < ncg; k++)
+		if (write_str(procs[k], self) < 0) {
+			perror("join");
+			return 2;
+		}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (pipe(gate) < 0)
 		return 2;
@@ -155,9 +160,6 @@ int main(int argc, char **argv)
 	expected = calloc((size_t)max, 1);
 	if (!listed || !expected)
 		return 2;
-	text = slurp(procs);
-	mark_list(text, listed, max);
-	free(text);
 	d = opendir("/proc");
 	while (d && (de = readdir(d))) {
 		int pid = atoi(de->d_name);
@@ -170,22 +172,30 @@ int main(int argc, char **argv)
 	if (d)
 		closedir(d);
 	expected[getpid()] = 1;
-	for (i = 1; i < max; i++) {
-		if (expected[i] && !listed[i])
-			lost++;
-		if (listed[i] && !expected[i])
-			extra++;
+	for (k = 0; k < ncg; k++) {
+		memset(listed, 0, (size_t)max);
+		text = slurp(procs[k]);
+		mark_list(text, listed, max);
+		free(text);
+		for (i = 1; i < max; i++) {
+			if (expected[i] && !listed[i])
+				lost++;
+			if (listed[i] && !expected[i])
+				extra++;
+		}
 	}
 	close(gate[1]); /* release the children */
 	while (wait(NULL) > 0)
 		;
-	text = slurp(procs);
-	memset(listed, 0, (size_t)max);
-	mark_list(text, listed, max);
-	free(text);
-	for (i = 1; i < max; i++)
-		if (listed[i] && i != getpid())
-			leftover++;
+	for (k = 0; k < ncg; k++) {
+		text = slurp(procs[k]);
+		memset(listed, 0, (size_t)max);
+		mark_list(text, listed, max);
+		free(text);
+		for (i = 1; i < max; i++)
+			if (listed[i] && i != getpid())
+				leftover++;
+	}
 	free(listed);
 	free(expected);
 	printf("forks %ld rate %.0f/s lost %d extra %d leftover %d\n", total,
