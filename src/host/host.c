@@ -393,6 +393,21 @@ fail:
 	close(fd);
 }
 
+/* Queues tid's exit for apply_early_exits. */
+static void early_push(struct ucg_host *h, int tid)
+{
+	if (h->nr_early == h->cap_early) {
+		size_t nc = h->cap_early ? h->cap_early * 2 : 256;
+		int *ne = ucg_realloc(h->early, nc * sizeof(*ne));
+
+		if (!ne)
+			return; /* the connector's exit event (or the next resync) still comes */
+		h->early = ne;
+		h->cap_early = nc;
+	}
+	h->early[h->nr_early++] = tid;
+}
+
 /* One TASKSTATS_TYPE_AGGR_PID: the pid and its final statistics. The task has
  * exited: charge its last CPU time now, while it is a member, and queue its exit.
  * The exit is applied only once the connector has been drained again (see
@@ -425,16 +440,7 @@ static void taskstats_one(struct ucg_host *h, struct ucg_engine *e, const char *
 		return;
 	if (have && h->sample_cpu)
 		charge_to(h, e, tid, ts.ac_utime * 1000, ts.ac_stime * 1000);
-	if (h->nr_early == h->cap_early) {
-		size_t nc = h->cap_early ? h->cap_early * 2 : 256;
-		int *ne = ucg_realloc(h->early, nc * sizeof(*ne));
-
-		if (!ne)
-			return; /* the connector's exit event still comes */
-		h->early = ne;
-		h->cap_early = nc;
-	}
-	h->early[h->nr_early++] = tid;
+	early_push(h, tid);
 }
 
 static void taskstats_drain(struct ucg_host *h, struct ucg_engine *e)
@@ -568,7 +574,24 @@ static void task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task
 	h->state[info->tid] = TS_ALIVE;
 	h->cpu_user[info->tid] = h->cpu_sys[info->tid] = 0;
 	if (state == 'Z' || state == 'X')
-		task_exited(h, e, info->tid, info->tgid);
+		early_push(h, info->tid); /* after the placing: it may have made others */
+}
+
+/* Ends the tasks taskstats reported exited (their connector exit events may come
+ * only after their parent has reaped them, and listed its cgroup) and the zombies a
+ * scan found. */
+static void apply_early_exits(struct ucg_host *h, struct ucg_engine *e)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_early; i++) {
+		struct ucg_task_info info;
+		int tid = h->early[i];
+
+		if (h->state[tid] == TS_ALIVE && ucg_task_get_info(e, tid, &info) == 0)
+			exit_now(h, e, tid, info.tgid);
+	}
+	h->nr_early = 0;
 }
 
 static void pend_push(struct ucg_host *h, const struct ucg_task_info *info, int ppid, char state)
@@ -687,7 +710,7 @@ static int scan_dir(struct ucg_host *h, struct ucg_engine *e, int initial)
 				if (ucg_task_get_info(e, tid, &old) == 0 &&
 				    old.start_time == info.start_time) {
 					if (h->state[tid] == TS_ALIVE && (state == 'Z' || state == 'X'))
-						task_exited(h, e, tid, old.tgid);
+						early_push(h, tid); /* after the placing */
 					continue;
 				}
 				/* A reused tid: the one we knew is gone. */
@@ -720,6 +743,9 @@ static int scan_dir(struct ucg_host *h, struct ucg_engine *e, int initial)
  *    Now a fork by an unknown creator is left to the resync, which places it.
  *  - The resync added tasks in /proc order; once tids wrap (pid_max is 32768 here)
  *    a child comes before its parent and went to the roots. Now parents first.
+ *  - Exits (taskstats', or a zombie the scan sees) are applied after the new tasks
+ *    are placed: a child read while its parent lived names that parent, and a fork
+ *    by a task already exited in the table lands in the roots.
  *  - A parent can reap a child before the child's connector exit event is sent
  *    (do_exit: exit_notify, then proc_exit_connector), so a listing right after
  *    wait() still showed it. taskstats' exit message is sent before exit_notify:
@@ -738,6 +764,7 @@ int ucg_host_resync(struct ucg_host *h, struct ucg_engine *e)
 	for (tid = 1; tid < h->pid_max; tid++)
 		if (h->state[tid] != TS_UNKNOWN && !h->seen[tid])
 			forget(h, e, tid);
+	apply_early_exits(h, e);
 	for (i = j = 0; i < h->nr_zombies; i++)
 		if (h->state[h->zombies[i]] == TS_ZOMBIE)
 			h->zombies[j++] = h->zombies[i];
@@ -910,22 +937,6 @@ static int connector_drain(struct ucg_host *h, struct ucg_engine *e)
 	}
 }
 
-/* Ends the tasks taskstats reported exited. Their connector exit events may come
- * only after their parent has reaped them (and listed its cgroup). */
-static void apply_early_exits(struct ucg_host *h, struct ucg_engine *e)
-{
-	size_t i;
-
-	for (i = 0; i < h->nr_early; i++) {
-		struct ucg_task_info info;
-		int tid = h->early[i];
-
-		if (h->state[tid] == TS_ALIVE && ucg_task_get_info(e, tid, &info) == 0)
-			exit_now(h, e, tid, info.tgid);
-	}
-	h->nr_early = 0;
-}
-
 int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
 {
 	int applied;
@@ -937,14 +948,13 @@ int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
 	taskstats_drain(h, e);
 	/* Every fork by a task whose exit taskstats just reported was queued on the
 	 * connector before that report: read them before ending it. */
-	if (h->nr_early) {
+	if (h->nr_early)
 		applied += connector_drain(h, e);
-		apply_early_exits(h, e);
-	}
 	if (h->lost) {
 		h->lost = 0;
-		ucg_host_resync(h, e);
+		ucg_host_resync(h, e); /* before the exits: see there */
 	}
+	apply_early_exits(h, e);
 	h->draining = 0;
 	return applied;
 }

@@ -25,16 +25,20 @@ check "daemon counted no leftover" "$($UCG ctl stats | grep -c forks)" "1"
 $UCG ctl stats | tr '\n' ' ' | sed 's/^/# /'; echo
 
 # a reused pid is not its predecessor: every task alive on the host before and after
-# the listing is listed, and every listed task is alive at one of the two looks (some
-# of the host's own tasks may live only between them)
-ls /proc/[0-9]*/task 2>/dev/null | grep -x '[0-9][0-9]*' | sort > $SCRATCH/h1
-sort $M/tasks > $SCRATCH/e
-ls /proc/[0-9]*/task 2>/dev/null | grep -x '[0-9][0-9]*' | sort > $SCRATCH/h2
-MISSING=$(comm -12 $SCRATCH/h1 $SCRATCH/h2 | comm -23 - $SCRATCH/e | wc -l)
-STALE=$(sort -u $SCRATCH/h1 $SCRATCH/h2 | comm -13 - $SCRATCH/e | wc -l)
+# the listing is listed, and every listed task is alive at one of the two looks. Tasks
+# of the host's own that live only between the looks are listed rightly but seen by
+# neither: under heavy churn look again (a dead task kept by mistake stays listed).
+for try in 1 2 3 4 5; do
+	ls /proc/[0-9]*/task 2>/dev/null | grep -x '[0-9][0-9]*' | sort > $SCRATCH/h1
+	sort $M/tasks > $SCRATCH/e
+	ls /proc/[0-9]*/task 2>/dev/null | grep -x '[0-9][0-9]*' | sort > $SCRATCH/h2
+	MISSING=$(comm -12 $SCRATCH/h1 $SCRATCH/h2 | comm -23 - $SCRATCH/e | wc -l)
+	STALE=$(sort -u $SCRATCH/h1 $SCRATCH/h2 | comm -13 - $SCRATCH/e | wc -l)
+	echo "# engine $(wc -l < $SCRATCH/e) host $(wc -l < $SCRATCH/h2) missing $MISSING stale $STALE"
+	[ "$MISSING" = 0 ] && [ "$STALE" -le 3 ] && break
+done
 check "every live task listed in the root" "$MISSING" "0"
-check "no dead task listed (within 20)" "$([ $STALE -le 20 ] && echo yes)" "yes"
-echo "# engine $(wc -l < $SCRATCH/e) host $(wc -l < $SCRATCH/h2) missing $MISSING stale $STALE"
+check "no dead task listed (within 3)" "$([ $STALE -le 3 ] && echo yes)" "yes"
 
 # events lost: a daemon with a tiny connector buffer drops events (ENOBUFS) and must
 # resynchronise from /proc; membership must still be exact. (This once failed one run
