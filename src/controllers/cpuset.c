@@ -40,8 +40,12 @@
  * below what the SCHED_DEADLINE reservations need, which in practice means to empty it
  * (dl_can_shrink below).
  *
- * Limits: memory_pressure always reads 0 (no reclaim model here); memory_migrate,
- * mem_hardwall, spread and load-balance flags are stored and shown but change nothing;
+ * With memory_migrate set, the provider is also asked to move a task's pages
+ * (ucg_provider_ops.mems_migrate) where the kernel would: a mems change of the cpuset,
+ * and a thread-group leader attached to it.
+ *
+ * Limits: memory_pressure always reads 0 (no reclaim model here); mem_hardwall,
+ * spread and load-balance flags are stored and shown but change nothing;
  * deadline tasks' own bandwidth is not modelled, only the fair servers'.
  */
 #include "base/alloc.h"
@@ -171,8 +175,26 @@ static void tell_task(struct ucg_engine *e, const struct cpuset_css *cs, int tid
 	}
 }
 
-/* Tells the provider about every task of a non-root cpuset. */
-static void tell_tasks(struct cpuset_css *cs, int cpus, int mems)
+/* memory_migrate: asks the provider to move tid's pages from from to cs's mems. */
+static void migrate_task(struct ucg_engine *e, const struct cpuset_css *cs, int tid,
+			 const struct ucg_bitmap *from)
+{
+	const struct ucg_provider_ops *ops = e->cfg.provider;
+	unsigned char fm[UCG_BITMAP_MAX_BITS / 8], tm[UCG_BITMAP_MAX_BITS / 8];
+	size_t n;
+
+	if (!ops || !ops->mems_migrate || !cs->memory_migrate ||
+	    ucg_bitmap_equal(from, &cs->eff_mems))
+		return;
+	to_bytes(from, e->cfg.nr_mems, fm);
+	n = to_bytes(&cs->eff_mems, e->cfg.nr_mems, tm);
+	ops->mems_migrate(e->cfg.provider_ctx, e, tid, fm, tm, n);
+}
+
+/* Tells the provider about every task of a non-root cpuset; old_mems: the effective
+ * mems before a change (memory_migrate), or NULL. */
+static void tell_tasks(struct cpuset_css *cs, int cpus, int mems,
+		       const struct ucg_bitmap *old_mems)
 {
 	struct ucg_engine *e = cs_engine(cs);
 	struct ucg_list *lp, *tp;
@@ -182,9 +204,13 @@ static void tell_tasks(struct cpuset_css *cs, int cpus, int mems)
 	ucg_list_for_each(lp, &cs->css.cgroup->cset_links) {
 		struct ucg_cset_link *l = ucg_container_of(lp, struct ucg_cset_link, cg_node);
 
-		ucg_list_for_each(tp, &l->cset->tasks)
-			tell_task(e, cs, ucg_container_of(tp, struct ucg_task, cset_node)->info.tid,
-				  cpus, mems);
+		ucg_list_for_each(tp, &l->cset->tasks) {
+			int tid = ucg_container_of(tp, struct ucg_task, cset_node)->info.tid;
+
+			tell_task(e, cs, tid, cpus, mems);
+			if (mems && old_mems)
+				migrate_task(e, cs, tid, old_mems);
+		}
 	}
 }
 
@@ -213,7 +239,7 @@ static void compute_effective(const struct cpuset_css *cs, struct ucg_bitmap *cp
  * about the tasks of every cpuset whose masks changed. */
 static void update_effective(struct cpuset_css *cs)
 {
-	struct ucg_bitmap cpus, mems;
+	struct ucg_bitmap cpus, mems, old_mems = cs->eff_mems;
 	struct ucg_list *pos;
 	int dc, dm;
 
@@ -224,7 +250,7 @@ static void update_effective(struct cpuset_css *cs)
 	cs->eff_mems = mems;
 	/* A cpuset left empty by hot-unplug is not told: its tasks are about to move. */
 	if ((dc || dm) && !ucg_bitmap_empty(&cpus) && !ucg_bitmap_empty(&mems))
-		tell_tasks(cs, dc, dm);
+		tell_tasks(cs, dc, dm, &old_mems);
 	ucg_list_for_each(pos, &cs->css.cgroup->children)
 		update_effective(cs_child(pos));
 }
@@ -371,8 +397,15 @@ static void cpuset_attach(const struct ucg_taskset *ts, struct ucg_css *dst)
 {
 	size_t i;
 
-	for (i = 0; i < ts->nr_tasks; i++)
-		tell_task(ts->e, cs_of(dst), ts->tasks[i]->info.tid, 1, 1);
+	for (i = 0; i < ts->nr_tasks; i++) {
+		const struct ucg_task_info *info = &ts->tasks[i]->info;
+		struct ucg_css *src = ts->src && ts->src[i] ? ts->src[i]->css[dst->ss->id] : NULL;
+
+		tell_task(ts->e, cs_of(dst), info->tid, 1, 1);
+		/* the kernel moves the memory of thread-group leaders only */
+		if (src && info->tid == info->tgid)
+			migrate_task(ts->e, cs_of(dst), info->tid, &cs_of(src)->eff_mems);
+	}
 }
 
 /* ---- files ----------------------------------------------------------------------------- */

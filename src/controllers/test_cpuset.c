@@ -9,6 +9,8 @@ struct rec {
 	int calls;
 	unsigned char cpus[64];
 	unsigned char mems[64];
+	int migrations;
+	unsigned char from[64], to[64]; /* the last migration's masks per tid */
 };
 
 static void rec_cpus(void *ctx, struct ucg_engine *e, int tid, const unsigned char *m, size_t n)
@@ -28,8 +30,21 @@ static void rec_mems(void *ctx, struct ucg_engine *e, int tid, const unsigned ch
 		r->mems[tid] = n ? m[0] : 0xff;
 }
 
+static void rec_migrate(void *ctx, struct ucg_engine *e, int tid, const unsigned char *from,
+			const unsigned char *to, size_t n)
+{
+	struct rec *r = ctx;
+
+	r->migrations++;
+	if (tid > 0 && tid < 64 && n) {
+		r->from[tid] = from[0];
+		r->to[tid] = to[0];
+	}
+}
+
 static const struct ucg_provider_ops rec_ops = { .cpus_changed = rec_cpus,
-						 .mems_changed = rec_mems };
+						 .mems_changed = rec_mems,
+						 .mems_migrate = rec_migrate };
 
 static struct ucg_engine *engine(unsigned cpus, unsigned mems, struct rec *r)
 {
@@ -346,6 +361,54 @@ static void test_attach_and_provider(void)
 	ucg_engine_free(e);
 }
 
+/* memory_migrate: pages move (mems_migrate) where the kernel moves them: a mems change
+ * of the cpuset (every task, old -> new) and a leader attached (old cpuset -> new);
+ * never without the flag, for a thread alone, or when the masks are equal. */
+static void test_memory_migrate(void)
+{
+	struct rec r;
+	struct ucg_engine *e = engine(2, 3, &r);
+	struct ucg_hierarchy *h = fx_mount(e, "cpuset");
+
+	fx_proc(e, 10, 0);
+	fx_thread(e, 10, 10, 11, 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/b"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/cpuset.cpus", "0"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/cpuset.mems", "0"), 0);
+	T_EQ_INT(fx_write(e, h, "/b/cpuset.cpus", "0"), 0);
+	T_EQ_INT(fx_write(e, h, "/b/cpuset.mems", "1-2"), 0);
+	/* Without the flag nothing moves. */
+	T_EQ_INT(fx_write(e, h, "/a/cgroup.procs", "10"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/cpuset.mems", "1"), 0);
+	T_EQ_INT(r.migrations, 0);
+	T_EQ_INT(r.mems[10], 0x2);
+	/* A mems write moves every task of the cpuset, from the old mems to the new. */
+	T_EQ_INT(fx_write(e, h, "/a/cpuset.memory_migrate", "1"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/cpuset.mems", "0,2"), 0);
+	T_EQ_INT(r.migrations, 2);
+	T_EQ_INT(r.from[10], 0x2);
+	T_EQ_INT(r.to[10], 0x5);
+	T_EQ_INT(r.from[11], 0x2);
+	T_EQ_INT(r.to[11], 0x5);
+	/* An unchanged mask moves nothing. */
+	T_EQ_INT(fx_write(e, h, "/a/cpuset.mems", "0,2"), 0);
+	T_EQ_INT(r.migrations, 2);
+	/* Attaching: the leader's memory moves from its old cpuset's mems; a thread
+	 * attached alone moves none. */
+	T_EQ_INT(fx_write(e, h, "/b/cpuset.memory_migrate", "1"), 0);
+	T_EQ_INT(fx_write(e, h, "/b/tasks", "11"), 0);
+	T_EQ_INT(r.migrations, 2);
+	T_EQ_INT(fx_write(e, h, "/b/cgroup.procs", "10"), 0);
+	T_EQ_INT(r.migrations, 3);
+	T_EQ_INT(r.from[10], 0x5);
+	T_EQ_INT(r.to[10], 0x6);
+	/* Into a cpuset without the flag (the root): nothing. */
+	T_EQ_INT(fx_write(e, h, "/cgroup.procs", "10"), 0);
+	T_EQ_INT(r.migrations, 3);
+	ucg_engine_free(e);
+}
+
 static void test_hotplug_look_upward(void)
 {
 	struct rec r;
@@ -484,6 +547,7 @@ int main(void)
 	T_RUN(test_exclusive);
 	T_RUN(test_clone_children);
 	T_RUN(test_attach_and_provider);
+	T_RUN(test_memory_migrate);
 	T_RUN(test_hotplug_look_upward);
 	T_RUN(test_relax_domain_level);
 	T_RUN(test_v2_mode);

@@ -95,6 +95,13 @@ struct ucg_provider_ops {
 			     size_t nbytes);
 	void (*mems_changed)(void *ctx, struct ucg_engine *e, int tid, const unsigned char *mask,
 			     size_t nbytes);
+	/* cpuset with memory_migrate set: move task tid's pages from the nodes in from to
+	 * those in to, as the kernel does then (cpuset_migrate_mm). Told for each task on
+	 * a cpuset.mems write that changes its effective mems, for each thread-group
+	 * leader attached to it (from: its old cpuset's effective mems), never when
+	 * from equals to. Same bit arrays as mems_changed. */
+	void (*mems_migrate)(void *ctx, struct ucg_engine *e, int tid, const unsigned char *from,
+			     const unsigned char *to, size_t nbytes);
 	/* freezer: stop (freeze = 1) or continue (freeze = 0) task tid. A stop is
 	 * asynchronous: the provider calls ucg_freezer_task_stopped(e, tid, 1) once the
 	 * task is really stopped, and only then can its cgroup read FROZEN. A continue

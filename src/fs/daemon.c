@@ -1328,10 +1328,17 @@ static void prov_cpus_changed(void *ctx, struct ucg_engine *e, int tid, const un
 	ucg_enforce_cpus(e, tid, mask, nbytes);
 }
 
+static void prov_mems_migrate(void *ctx, struct ucg_engine *e, int tid, const unsigned char *from,
+			      const unsigned char *to, size_t nbytes)
+{
+	ucg_enforce_migrate(e, tid, from, to, nbytes);
+}
+
 static const struct ucg_provider_ops prov_ops = {
 	.sync = prov_sync,
 	.release_queued = prov_release_queued,
 	.cpus_changed = prov_cpus_changed,
+	.mems_migrate = prov_mems_migrate,
 	.freeze_task = prov_freeze_task,
 };
 
@@ -1531,7 +1538,7 @@ int ucg_daemon_run(int ready_fd)
 	cfg.provider = &prov_ops;
 	cfg.provider_ctx = &d;
 	cfg.nr_cpus = (unsigned)sysconf(_SC_NPROCESSORS_CONF);
-	cfg.nr_mems = 1;
+	cfg.nr_mems = (unsigned)ucg_enforce_nr_mems();
 	r = ucg_engine_new(&cfg, &d.e);
 	if (r < 0)
 		goto out;

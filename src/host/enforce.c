@@ -1,11 +1,15 @@
-/* host/enforce.c — freezer by signals, cpuset by affinity (see enforce.h).
+/* host/enforce.c — freezer by signals, cpuset by affinity and page migration
+ * (see enforce.h).
  *
  * Model and limits. SIGSTOP stops a whole thread group (a group stop), so freezing
  * one thread stops its process; a process whose threads sit in different freezer
  * cgroups is stopped or continued as a whole. A frozen task's parent sees it
  * stopped (waitpid WUNTRACED, a shell prints "Stopped"), which the kernel's freezer
  * does not show. sched_setaffinity replaces any mask the task chose itself (the kernel
- * keeps the task's requested mask and intersects it; we cannot know it).
+ * keeps the task's requested mask and intersects it; we cannot know it). cpuset.mems
+ * moves pages with migrate_pages(2) where the kernel would (memory_migrate); a task's
+ * mems_allowed and memory policy cannot be set from outside, so allocations after a
+ * move are not confined.
  */
 #include "host/enforce.h"
 
@@ -183,4 +187,71 @@ void ucg_enforce_cpus(struct ucg_engine *e, int tid, const unsigned char *mask, 
 			CPU_SET(i, &set);
 	if (CPU_COUNT(&set))
 		sched_setaffinity(tid, sizeof(set), &set); /* a task gone meanwhile: ESRCH */
+}
+
+int ucg_enforce_nr_mems(void)
+{
+	const char *env = getenv("UCG_NR_MEMS"); /* tests: pretend to more nodes */
+	char buf[256], *p;
+	int fd, last = 0;
+	ssize_t n;
+
+	if (env && atoi(env) > 0)
+		return atoi(env);
+	fd = open("/sys/devices/system/node/has_memory", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1; /* no NUMA: one node */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	/* a list like "0-1,3": the last number is the highest node */
+	for (p = buf; *p; p++)
+		if (*p >= '0' && *p <= '9' && (p == buf || p[-1] < '0' || p[-1] > '9'))
+			last = atoi(p);
+	return last + 1;
+}
+
+/* Bit array (bit i of byte i / 8) -> nodemask words, as migrate_pages(2) takes them. */
+static void to_nodemask(const unsigned char *m, size_t nbytes, unsigned long *out, size_t words)
+{
+	size_t i;
+
+	memset(out, 0, words * sizeof(*out));
+	for (i = 0; i < nbytes * 8 && i < words * 8 * sizeof(*out); i++)
+		if (m[i / 8] & (1u << (i % 8)))
+			out[i / (8 * sizeof(*out))] |= 1ul << (i % (8 * sizeof(*out)));
+}
+
+#define NODE_WORDS 16 /* 1024 nodes */
+
+int ucg_enforce_migrate(struct ucg_engine *e, int tid, const unsigned char *from,
+			const unsigned char *to, size_t nbytes)
+{
+	unsigned long old_nodes[NODE_WORDS], new_nodes[NODE_WORDS];
+	struct ucg_task_info info;
+	const char *log = getenv("UCG_ENFORCE_LOG");
+	long r;
+	int err;
+
+	if (ucg_task_get_info(e, tid, &info) < 0 || (info.flags & UCG_TASK_KTHREAD))
+		return -ESRCH;
+	to_nodemask(from, nbytes, old_nodes, NODE_WORDS);
+	to_nodemask(to, nbytes, new_nodes, NODE_WORDS);
+	/* Pages that could not move are counted, not an error (the kernel's
+	 * cpuset_migrate_mm ignores them too). */
+	r = syscall(SYS_migrate_pages, tid, (unsigned long)NODE_WORDS * 8 * sizeof(long),
+		    old_nodes, new_nodes);
+	err = r < 0 ? -errno : 0;
+	if (log && *log) {
+		FILE *f = fopen(log, "a");
+
+		if (f) {
+			fprintf(f, "migrate_pages tid %d from 0x%lx to 0x%lx = %d\n", tid,
+				old_nodes[0], new_nodes[0], err ? err : (int)r);
+			fclose(f);
+		}
+	}
+	return err;
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Enforcement on real processes: freezer stops a busy loop (and stops it again when
-# continued from outside), cpuset changes affinity, cpuacct counts real CPU time,
-# pids.current counts real threads.
+# continued from outside), cpuset changes affinity and (memory_migrate) moves pages,
+# cpuacct counts real CPU time, pids.current counts real threads.
 . "$(dirname "$0")/lib.sh" "$1" "$2"
 fs_setup
 
@@ -88,5 +88,51 @@ ts=[threading.Thread(target=time.sleep,args=(300,),daemon=True) for _ in range(4
 	check "pids.current after exit" "$(cat $P/pp/pids.current)" "0"
 else
 	SKIP=$((SKIP + 1)); echo "SKIP pids: no pids controller"
+fi
+
+# ---- cpuset.mems: with memory_migrate the daemon moves pages by migrate_pages(2) where
+# the kernel would; a task's mems_allowed cannot be set from outside (not enforced).
+NODES=$(cat /sys/devices/system/node/has_memory 2>/dev/null || echo 0)
+[ -n "${C:-}" ] || C=$(mnt c cpuset 2>/dev/null) || C=
+if [ -z "$C" ]; then
+	SKIP=$((SKIP + 1)); echo "SKIP cpuset.mems: no cpuset controller"
+elif [ "$NODES" != 0 ]; then
+	# a real move: 64 MiB touched on the first node, then the cpuset gives it another
+	N1=$(echo "$NODES" | sed 's/[-,].*//'); N2=$(echo "$NODES" | sed 's/.*[-,]//')
+	mkdir $C/m1 $C/m2
+	for d in m1 m2; do echo 0 > $C/$d/cpuset.cpus; done
+	echo $N1 > $C/m1/cpuset.mems; echo $N2 > $C/m2/cpuset.mems
+	echo 1 > $C/m2/cpuset.memory_migrate
+	python3 -c 'import time; b = bytearray(64 << 20); time.sleep(300)' &
+	PY=$!; PIDS+=("$PY")
+	echo $PY > $C/m1/cgroup.procs
+	sleep 0.5
+	echo $PY > $C/m2/cgroup.procs
+	ON2=$(awk -v n="N$N2=" '{ for (i = 1; i <= NF; i++) if (index($i, n) == 1) s += substr($i, length(n) + 1) } END { print s + 0 }' /proc/$PY/numa_maps)
+	check "memory_migrate moved the pages to node $N2" "$([ "$ON2" -ge 16384 ] && echo yes)" "yes"
+	echo "# pages on node $N2 after the move: $ON2"
+	{ kill $PY; wait $PY; } 2>/dev/null
+else
+	SKIP=$((SKIP + 1)); echo "SKIP cpuset.mems page moves: one memory node here ($NODES); the call path is checked below"
+fi
+if [ -n "$C" ]; then
+	# the call path on any machine: a daemon told of two nodes asks the kernel to move the
+	# pages (node 1 may not exist: then the kernel answers EINVAL, and we log that)
+	kill $DAEMON_PID; wait $DAEMON_PID 2>/dev/null
+	UCG_NR_MEMS=2 UCG_ENFORCE_LOG=$SCRATCH/migrate.log start_daemon || bad "daemon with two nodes"
+	for i in $(seq 100); do [ -e $C/cpuset.mems ] && break; sleep 0.02; done # restored
+	check "root mems are both nodes" "$(cat $C/cpuset.mems)" "0-1"
+	mkdir $C/mm
+	echo 0 > $C/mm/cpuset.cpus; echo 1 > $C/mm/cpuset.mems
+	spawn sleep 300; S=$LAST
+	echo $S > $C/mm/cgroup.procs
+	check "no memory_migrate: no move" "$(cat $SCRATCH/migrate.log 2>/dev/null | wc -l)" "0"
+	echo $S > $C/cgroup.procs
+	echo 1 > $C/mm/cpuset.memory_migrate
+	echo $S > $C/mm/cgroup.procs
+	check "attach moves from the old mems to the new" "$(sed -n 1p $SCRATCH/migrate.log | cut -d' ' -f3-7)" "$S from 0x3 to 0x2"
+	echo 0 > $C/mm/cpuset.mems
+	check "a mems write moves its tasks" "$(sed -n 2p $SCRATCH/migrate.log | cut -d' ' -f3-7)" "$S from 0x2 to 0x1"
+	sed 's/^/# /' $SCRATCH/migrate.log
 fi
 fs_done
