@@ -588,8 +588,13 @@ static void apply_early_exits(struct ucg_host *h, struct ucg_engine *e)
 		struct ucg_task_info info;
 		int tid = h->early[i];
 
-		if (h->state[tid] == TS_ALIVE && ucg_task_get_info(e, tid, &info) == 0)
-			exit_now(h, e, tid, info.tgid);
+		if (h->state[tid] != TS_ALIVE || ucg_task_get_info(e, tid, &info) < 0)
+			continue;
+		/* /proc's times are scaled to the exact runtime, taskstats' are not: charge
+		 * whichever is more, as task_exited does */
+		if (h->sample_cpu)
+			sample_one(h, e, tid);
+		exit_now(h, e, tid, info.tgid);
 	}
 	h->nr_early = 0;
 }
