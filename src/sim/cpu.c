@@ -179,7 +179,6 @@ struct cpu_state {
 	size_t nrun;
 	int *slot;           /* (group slot, CPU) -> its rq, -1; NULL when too large */
 	size_t cslot, slot_ncpu;
-	bool nomem;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -314,10 +313,8 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 			if (st->rq[i].cpu == cpu)
 				return i;
 	}
-	if (grow((void **)&st->rq, &st->crq, st->nrq + 1, sizeof(*st->rq)) < 0) {
-		st->nomem = true;
+	if (grow((void **)&st->rq, &st->crq, st->nrq + 1, sizeof(*st->rq)) < 0)
 		return -1;
-	}
 	i = (int)st->nrq++;
 	q = &st->rq[i];
 	memset(q, 0, sizeof(*q));
@@ -344,7 +341,6 @@ static int build(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 		for (i = 0; i < st->nrq; i++)
 			st->slot[(size_t)st->rq[i].slot * st->slot_ncpu + (size_t)st->rq[i].cpu] = -1;
 	st->nrq = 0;
-	st->nomem = false;
 	for (i = 0; i <= ncg; i++)
 		st->cg_first[i] = -1;
 	for (i = 0; i < s->nr_cpus; i++)
