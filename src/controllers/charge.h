@@ -162,6 +162,12 @@ int ucg_cpuset_set_online(struct ucg_engine *e, const unsigned char *cpus, size_
  * with no CPU in it fails with EINVAL). mask must hold (nr_cpus + 7) / 8 bytes
  * (-EINVAL if nbytes is smaller); all CPUs when cpuset is unbound. -ESRCH. */
 int ucg_cpuset_task_cpus(struct ucg_engine *e, int tid, unsigned char *mask, size_t nbytes);
+/* cpuset.memory_pressure: task tid went into direct reclaim at now_s (seconds of the
+ * front end's monotonic clock). Counted in its cpuset's filter while the root's
+ * memory_pressure_enabled is 1; the time is kept for reads either way. -ESRCH; 0 if
+ * cpuset is bound nowhere. ucg_cpuset_clock tells the time alone (before a read). */
+int ucg_cpuset_memory_pressure_bump(struct ucg_engine *e, int tid, uint64_t now_s);
+void ucg_cpuset_clock(struct ucg_engine *e, uint64_t now_s);
 
 /* ==== cpuacct (cpuacct.c) ======================================================== */
 

@@ -27,7 +27,8 @@
  * Limits: the scheduler itself (throttling, weights) belongs to the simulator; this
  * file stores what it needs (ucg_cpu_bandwidth_task) and shows what it reports.
  * There is no sysctl to change the global RT setting. Scheduling policies are known
- * only through UCG_TASK_RT at add/fork time.
+ * through UCG_TASK_RT, given at add/fork time and updated by ucg_task_set_cred (the
+ * host front end reads sched_getscheduler() when it learns a task or its creds).
  */
 #include "controllers/charge.h"
 #include "engine/cgroup.h"

@@ -44,8 +44,14 @@
  * (ucg_provider_ops.mems_migrate) where the kernel would: a mems change of the cpuset,
  * and a thread-group leader attached to it.
  *
- * Limits: memory_pressure always reads 0 (no reclaim model here); mem_hardwall,
- * spread and load-balance flags are stored and shown but change nothing;
+ * memory_pressure is the kernel's fmeter: a per-cpuset filter of direct-reclaim events
+ * (ucg_cpuset_memory_pressure_bump, counted only while the root's
+ * memory_pressure_enabled is 1) decaying by 933/1000 per second, read as reclaims per
+ * second times 1000. The engine has no clock: bumps carry the time in seconds, and a
+ * read uses the latest time the engine was told (ucg_cpuset_clock).
+ *
+ * Limits: mem_hardwall, spread and load-balance flags are stored and shown but change
+ * nothing;
  * deadline tasks' own bandwidth is not modelled, only the fair servers'.
  */
 #include "base/alloc.h"
@@ -73,7 +79,34 @@ struct cpuset_css {
 	unsigned sched_load_balance : 1;
 	unsigned pressure_enabled : 1; /* root only: cpuset.memory_pressure_enabled */
 	int relax_domain_level;
+	/* fmeter (kernel/cgroup/cpuset-v1.c): val is the filtered rate, cnt the events
+	 * since time (seconds) scaled by FM_SCALE; clock_s (root only) the latest time. */
+	int fm_val, fm_cnt;
+	int64_t fm_time;
+	uint64_t clock_s;
 };
+
+#define FM_COEF 933       /* coefficient for half-life of 10 secs */
+#define FM_MAXTICKS 99u   /* useless computing more ticks than this */
+#define FM_MAXCNT 1000000 /* limit cnt to avoid overflow */
+#define FM_SCALE 1000     /* faux fixed point scale */
+
+/* Decays val by FM_COEF per whole second since the last update (at most 99; the
+ * difference is taken as a u32, as the kernel's), then folds the count in. */
+static void fmeter_update(struct cpuset_css *cs, uint64_t now)
+{
+	uint32_t ticks = (uint32_t)((int64_t)now - cs->fm_time);
+
+	if (ticks == 0)
+		return;
+	if (ticks > FM_MAXTICKS)
+		ticks = FM_MAXTICKS;
+	while (ticks-- > 0)
+		cs->fm_val = (FM_COEF * cs->fm_val) / FM_SCALE;
+	cs->fm_time = (int64_t)now;
+	cs->fm_val += ((FM_SCALE - FM_COEF) * cs->fm_cnt) / FM_SCALE;
+	cs->fm_cnt = 0;
+}
 
 /* Which field a flag file changes (cftype private). */
 enum {
@@ -517,7 +550,10 @@ static int relax_write(struct ucg_of *of, int64_t v)
 
 static uint64_t pressure_read(struct ucg_of *of)
 {
-	return 0;
+	struct cpuset_css *cs = cs_of(of->css);
+
+	fmeter_update(cs, cs_of(of->cg->h->root->css[UCG_SS_cpuset])->clock_s);
+	return (uint64_t)cs->fm_val;
 }
 
 /* ---- public calls (charge.h) ------------------------------------------------------ */
@@ -649,6 +685,33 @@ int ucg_cpuset_task_cpus(struct ucg_engine *e, int tid, unsigned char *mask, siz
 	n = to_bytes(&cs->eff_cpus, e->cfg.nr_cpus, buf);
 	memcpy(mask, buf, n);
 	return 0;
+}
+
+int ucg_cpuset_memory_pressure_bump(struct ucg_engine *e, int tid, uint64_t now_s)
+{
+	struct ucg_task *t = ucg_task_find(e, tid);
+	struct cpuset_css *cs, *root;
+
+	if (!t || t->exited)
+		return -ESRCH;
+	cs = task_cpuset(e, tid);
+	if (!cs)
+		return 0;
+	root = cs_of(cs->css.cgroup->h->root->css[UCG_SS_cpuset]);
+	root->clock_s = now_s;
+	if (!root->pressure_enabled)
+		return 0;
+	fmeter_update(cs, now_s);
+	cs->fm_cnt = cs->fm_cnt + FM_SCALE > FM_MAXCNT ? FM_MAXCNT : cs->fm_cnt + FM_SCALE;
+	return 0;
+}
+
+void ucg_cpuset_clock(struct ucg_engine *e, uint64_t now_s)
+{
+	struct ucg_hierarchy *h = cpuset_hierarchy(e);
+
+	if (h)
+		cs_of(h->root->css[UCG_SS_cpuset])->clock_s = now_s;
 }
 
 static const struct ucg_cftype cpuset_files[] = {

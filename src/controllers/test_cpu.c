@@ -210,6 +210,38 @@ static void test_rt(void)
 	ucg_engine_free(e);
 }
 
+/* The scheduling policy is the task's current one: the provider reports a change
+ * through ucg_task_set_cred (UCG_TASK_RT in info.flags), and the attach rule and the
+ * runtime-0 rule see it. */
+static void test_rt_policy_changes(void)
+{
+	struct ucg_engine *e = fx_engine();
+	struct ucg_hierarchy *h = fx_mount(e, "cpu");
+	struct ucg_task_info ti;
+
+	fx_proc(e, 10, 0);
+	T_EQ_INT(fx_mkdir(e, h, "/z"), 0); /* rt_runtime_us 0 */
+	T_EQ_INT(fx_mkdir(e, h, "/r"), 0);
+	T_EQ_INT(fx_write(e, h, "/r/cpu.rt_runtime_us", "1000"), 0);
+	T_EQ_INT(ucg_task_get_info(e, 10, &ti), 0);
+	ti.flags |= UCG_TASK_RT; /* sched_setscheduler(SCHED_FIFO) */
+	T_EQ_INT(ucg_task_set_cred(e, &ti), 0);
+	T_EQ_INT(fx_write(e, h, "/z/cgroup.procs", "10"), -EINVAL);
+	T_EQ_INT(fx_write(e, h, "/r/cgroup.procs", "10"), 0);
+	T_EQ_INT(fx_write(e, h, "/r/cpu.rt_runtime_us", "0"), -EBUSY);
+	ti.flags &= ~UCG_TASK_RT; /* back to SCHED_OTHER */
+	T_EQ_INT(ucg_task_set_cred(e, &ti), 0);
+	T_EQ_INT(fx_write(e, h, "/r/cpu.rt_runtime_us", "0"), 0);
+	T_EQ_INT(fx_write(e, h, "/z/cgroup.procs", "10"), 0);
+	/* the other flags are the task's identity, not the provider's to change */
+	ti.flags = UCG_TASK_KTHREAD | UCG_TASK_NO_SETAFFINITY;
+	T_EQ_INT(ucg_task_set_cred(e, &ti), 0);
+	T_EQ_INT(ucg_task_get_info(e, 10, &ti), 0);
+	T_EQ_INT(ti.flags, 0);
+	T_EQ_INT(fx_write(e, h, "/cgroup.procs", "10"), 0);
+	ucg_engine_free(e);
+}
+
 int main(void)
 {
 	T_RUN(test_defaults_root);
@@ -217,5 +249,6 @@ int main(void)
 	T_RUN(test_cfs_values);
 	T_RUN(test_cfs_hierarchy);
 	T_RUN(test_rt);
+	T_RUN(test_rt_policy_changes);
 	return t_done();
 }

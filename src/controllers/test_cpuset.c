@@ -539,6 +539,49 @@ static void test_alloc_failure(void)
 	}
 }
 
+/* The fmeter, by hand: each reclaim adds 1000 to cnt (at most 1000000); each second
+ * multiplies val by 933/1000 (integer), then val += 67 * cnt / 1000. */
+static void test_memory_pressure(void)
+{
+	struct ucg_engine *e = engine(2, 1, NULL);
+	struct ucg_hierarchy *h = fx_mount(e, "cpuset");
+	int i;
+
+	fx_proc(e, 100, 0);
+	fx_proc(e, 101, 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/cpuset.cpus", "0"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/cpuset.mems", "0"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/cgroup.procs", "101"), 0);
+	/* disabled (the default): nothing counts */
+	T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 100, 5), 0);
+	ucg_cpuset_clock(e, 6);
+	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "0\n");
+	T_EQ_INT(fx_write(e, h, "/cpuset.memory_pressure_enabled", "1"), 0);
+	T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 100, 10), 0);
+	T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 100, 10), 0);
+	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "0\n"); /* same second */
+	ucg_cpuset_clock(e, 11);
+	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "134\n"); /* 67 * 2000 / 1000 */
+	T_EQ_STR(fx_read(e, h, "/a/cpuset.memory_pressure"), "0\n"); /* per cpuset */
+	ucg_cpuset_clock(e, 12);
+	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "125\n"); /* 933 * 134 / 1000 */
+	ucg_cpuset_clock(e, 14);
+	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "108\n"); /* 125 -> 116 -> 108 */
+	/* the child's own task */
+	T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 101, 14), 0);
+	ucg_cpuset_clock(e, 15);
+	T_EQ_STR(fx_read(e, h, "/a/cpuset.memory_pressure"), "67\n");
+	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "100\n"); /* 933 * 108 / 1000 */
+	/* 99 ticks at most decay 100 to 0; cnt stops at 1000000 */
+	for (i = 0; i < 1500; i++)
+		T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 100, 300), 0);
+	ucg_cpuset_clock(e, 301);
+	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "67000\n");
+	T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 999, 301), -ESRCH);
+	ucg_engine_free(e);
+}
+
 int main(void)
 {
 	T_RUN(test_files_defaults);
@@ -551,6 +594,7 @@ int main(void)
 	T_RUN(test_hotplug_look_upward);
 	T_RUN(test_relax_domain_level);
 	T_RUN(test_v2_mode);
+	T_RUN(test_memory_pressure);
 	T_RUN(test_alloc_failure);
 	return t_done();
 }

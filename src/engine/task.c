@@ -290,6 +290,9 @@ int ucg_task_set_cred(struct ucg_engine *e, const struct ucg_task_info *info)
 	t->info.egid = info->egid;
 	t->info.sgid = info->sgid;
 	t->info.fsgid = info->fsgid;
+	/* The scheduling policy changes at run time too (sched_setscheduler); the cpu
+	 * controller's RT attach rules read it from here. */
+	t->info.flags = (t->info.flags & ~UCG_TASK_RT) | (info->flags & UCG_TASK_RT);
 	return 0;
 }
 

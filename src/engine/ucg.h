@@ -167,7 +167,9 @@ int ucg_task_fork(struct ucg_engine *e, int parent_tid, const struct ucg_task_in
 int ucg_task_exit(struct ucg_engine *e, int tid);
 /* The zombie is gone; the tid may be reused. Reaping a live task exits it first. */
 int ucg_task_reap(struct ucg_engine *e, int tid);
-/* New credentials for a thread (setuid and friends). */
+/* New credentials for a thread (setuid and friends), and its scheduling policy:
+ * UCG_TASK_RT in info->flags is taken (the other flags are not), so the cpu
+ * controller's RT rules see the current policy. */
 int ucg_task_set_cred(struct ucg_engine *e, const struct ucg_task_info *info);
 int ucg_task_get_info(struct ucg_engine *e, int tid, struct ucg_task_info *ret);
 /* freezer: the provider reports that task tid is now really stopped (stopped = 1),

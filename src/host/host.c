@@ -37,6 +37,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -214,6 +215,10 @@ int ucg_host_read_task(int tid, struct ucg_task_info *ret)
 		info.flags |= UCG_TASK_NO_SETAFFINITY;
 	if (tid == 2 && (flags & PF_KTHREAD_FLAG))
 		info.flags |= UCG_TASK_NO_SETAFFINITY; /* kthreadd never moves */
+	/* the policy, for the cpu controller's RT rules (set_cred takes it too) */
+	r = sched_getscheduler(tid);
+	if (r == SCHED_FIFO || r == SCHED_RR)
+		info.flags |= UCG_TASK_RT;
 	*ret = info;
 	return 0;
 }

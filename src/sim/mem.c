@@ -526,6 +526,8 @@ static int memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kin
 /* Makes room for n more pages in RAM; false when even OOM could not. */
 static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 {
+	if (t && s->anon_used + s->cache_used + n > s->mem_pages) /* direct reclaim: cpuset fmeter */
+		ucg_cpuset_memory_pressure_bump(s->e, t->tid, (uint64_t)(s->now / SIM_SEC));
 	while (s->anon_used + s->cache_used + n > s->mem_pages) {
 		uint32_t f, victim = SIM_NO_FRAME;
 		size_t i;
