@@ -25,6 +25,9 @@
  *            parent process), creators first, as close to fork semantics as a
  *            rescan can get (see ucg_host_resync for the races this closes).
  *
+ *   exec  -> credentials are read again. If another thread than the leader called
+ *            execve, it took the leader's pid (de_thread): see leader_taken_over.
+ *
  * Limits: a task that forks and whose tid is reused before we read its fork event
  * is placed under the right parent but may get the newer task's start time. A task
  * learnt by a resync is placed with its parent process (or, reparented, its
@@ -74,6 +77,7 @@ struct ucg_host {
 	uint8_t *seen;      /* [pid_max] scratch for resync */
 	uint64_t *cpu_user, *cpu_sys; /* [pid_max] CPU ns already charged to cpuacct */
 	uint16_t *cpu_last;           /* [pid_max] the cpu a task last ran on */
+	uint32_t *nthreads;           /* [pid_max] by tgid: its alive non-leader threads */
 	int ts_fd;                    /* taskstats (exit CPU times), -1 if unavailable */
 	int *early;                   /* tids taskstats reported exited, not applied yet */
 	size_t nr_early, cap_early;
@@ -299,8 +303,22 @@ static void zombie_push(struct ucg_host *h, int tid)
 	h->zombies[h->nr_zombies++] = tid;
 }
 
+/* tid (of process tgid) is alive in the table from now on. */
+static void set_alive(struct ucg_host *h, int tid, int tgid)
+{
+	h->state[tid] = TS_ALIVE;
+	h->cpu_user[tid] = h->cpu_sys[tid] = 0;
+	if (tid != tgid && in_range(h, tgid))
+		h->nthreads[tgid]++;
+}
+
 static void forget(struct ucg_host *h, struct ucg_engine *e, int tid)
 {
+	struct ucg_task_info info;
+
+	if (h->state[tid] == TS_ALIVE && ucg_task_get_info(e, tid, &info) == 0 &&
+	    info.tid != info.tgid && in_range(h, info.tgid) && h->nthreads[info.tgid])
+		h->nthreads[info.tgid]--;
 	ucg_task_reap(e, tid);
 	h->state[tid] = TS_UNKNOWN;
 	h->cpu_user[tid] = h->cpu_sys[tid] = 0;
@@ -546,10 +564,29 @@ static void exit_now(struct ucg_host *h, struct ucg_engine *e, int tid, int tgid
 	}
 }
 
+static void leader_taken_over(struct ucg_host *h, struct ucg_engine *e, int tgid);
+
 static void task_exited(struct ucg_host *h, struct ucg_engine *e, int tid, int tgid)
 {
 	if (!in_range(h, tid) || h->state[tid] != TS_ALIVE)
 		return;
+	if (tid == tgid) {
+		struct ucg_task_info old;
+		uint64_t start = 0;
+		unsigned flags;
+		char state = 0;
+		int ppid;
+
+		/* A leader's exit event is sent after exit_notify(): /proc shows it a zombie
+		 * (or gone). Alive there with its start time, it is the old leader of a
+		 * process whose other thread called execve and took its pid over. */
+		if (read_stat(tid, &state, &ppid, &flags, &start) == 0 && state != 'Z' &&
+		    state != 'X' && ucg_task_get_info(e, tid, &old) == 0 &&
+		    old.start_time == start) {
+			leader_taken_over(h, e, tgid);
+			return;
+		}
+	}
 	taskstats_drain(h, e); /* its final times were sent before this event */
 	if (h->sample_cpu)
 		sample_one(h, e, tid); /* else its last time, if /proc still has it */
@@ -576,8 +613,7 @@ static void task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task
 		r = ucg_task_add(e, info);
 	if (r < 0)
 		return;
-	h->state[info->tid] = TS_ALIVE;
-	h->cpu_user[info->tid] = h->cpu_sys[info->tid] = 0;
+	set_alive(h, info->tid, info->tgid);
 	if (state == 'Z' || state == 'X')
 		early_push(h, info->tid); /* after the placing: it may have made others */
 }
@@ -856,8 +892,7 @@ static void on_fork(struct ucg_host *h, struct ucg_engine *e, const struct proc_
 		r = ucg_task_add(e, &info);
 	if (r < 0)
 		return;
-	h->state[child] = TS_ALIVE;
-	h->cpu_user[child] = h->cpu_sys[child] = 0;
+	set_alive(h, child, tgid);
 	h->stats.forks++;
 	/* Already dead: nobody can list it, and its exit event may come only after
 	 * its parent has reaped it. */
@@ -875,6 +910,68 @@ static void refresh_cred(struct ucg_host *h, struct ucg_engine *e, int tid)
 		return;
 	if (ucg_host_read_task(tid, &info) == 0)
 		ucg_task_set_cred(e, &info);
+}
+
+static int early_has(const struct ucg_host *h, int tid)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_early; i++)
+		if (h->early[i] == tid)
+			return 1;
+	return 0;
+}
+
+/* A thread other than the leader called execve: the kernel (de_thread) gave it the
+ * leader's pid and start time and released the old leader, whose exit we may have
+ * applied to that pid. The process is the exec'ing thread now, in its cgroups: find
+ * that thread (a thread of tgid we think alive that /proc no longer shows as itself
+ * and that taskstats did not report exiting), re-create tgid from it, drop it. */
+static void leader_taken_over(struct ucg_host *h, struct ucg_engine *e, int tgid)
+{
+	struct ucg_task_info info, t_info;
+	int t, execer = 0;
+	size_t i;
+
+	for (t = 1; t < h->pid_max && !execer; t++) {
+		uint64_t start = 0;
+		unsigned flags;
+		char state = 0;
+		int ppid;
+
+		if (t == tgid || h->state[t] != TS_ALIVE || ucg_task_get_info(e, t, &t_info) < 0 ||
+		    t_info.tgid != tgid || early_has(h, t))
+			continue;
+		if (read_stat(t, &state, &ppid, &flags, &start) == 0 && start == t_info.start_time &&
+		    state != 'Z' && state != 'X')
+			continue; /* still itself */
+		execer = t;
+	}
+	if (!execer || ucg_host_read_task(tgid, &info) < 0)
+		return; /* a resync sorts it out if it must */
+	for (i = 0; i < h->nr_early; i++) /* the old leader's exit is not the new one's */
+		if (h->early[i] == tgid)
+			h->early[i] = 0;
+	if (h->state[tgid] != TS_UNKNOWN)
+		forget(h, e, tgid);
+	if (ucg_task_fork(e, execer, &info) == 0 || ucg_task_add(e, &info) == 0) {
+		set_alive(h, tgid, tgid);
+	}
+	ucg_task_exit(e, execer);
+	forget(h, e, execer);
+}
+
+static void on_exec(struct ucg_host *h, struct ucg_engine *e, int pid)
+{
+	if (!in_range(h, pid))
+		return;
+	/* The old leader's exit, if another thread took its pid, was sent to taskstats
+	 * before this event: read it now. */
+	taskstats_drain(h, e);
+	if (h->nthreads[pid] &&
+	    (h->state[pid] == TS_ZOMBIE || (h->state[pid] == TS_ALIVE && early_has(h, pid))))
+		leader_taken_over(h, e, pid);
+	refresh_cred(h, e, pid);
 }
 
 static void cred_forget(struct ucg_host *h, int tid)
@@ -904,7 +1001,7 @@ static void on_event(struct ucg_host *h, struct ucg_engine *e, const struct proc
 		break;
 	case PROC_EVENT_EXEC:
 		cred_forget(h, ev->event_data.exec.process_pid);
-		refresh_cred(h, e, ev->event_data.exec.process_pid);
+		on_exec(h, e, ev->event_data.exec.process_pid);
 		break;
 	default:
 		break;
@@ -1027,9 +1124,10 @@ int ucg_host_new(struct ucg_host **ret)
 	h->cpu_user = ucg_calloc((size_t)h->pid_max, sizeof(uint64_t));
 	h->cpu_sys = ucg_calloc((size_t)h->pid_max, sizeof(uint64_t));
 	h->cpu_last = ucg_calloc((size_t)h->pid_max, sizeof(uint16_t));
+	h->nthreads = ucg_calloc((size_t)h->pid_max, sizeof(uint32_t));
 	h->ts_fd = -1;
 	h->tick_ns = 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
-	if (!h->state || !h->seen || !h->cpu_user || !h->cpu_sys || !h->cpu_last) {
+	if (!h->state || !h->seen || !h->cpu_user || !h->cpu_sys || !h->cpu_last || !h->nthreads) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -1055,6 +1153,7 @@ void ucg_host_free(struct ucg_host *h)
 	ucg_free(h->cpu_user);
 	ucg_free(h->cpu_sys);
 	ucg_free(h->cpu_last);
+	ucg_free(h->nthreads);
 	if (h->ts_fd >= 0)
 		close(h->ts_fd);
 	ucg_free(h->zombies);

@@ -42,6 +42,31 @@ done
 check "every live task listed in the root" "$MISSING" "0"
 check "no dead task stays listed" "$STALE" "0"
 
+# threads: a thread made after its process moved starts with the process (the fork
+# event names the process's parent, not the creating thread); and a thread other than
+# the leader that calls execve takes the leader's pid: the process stays listed, and
+# the new image's children start in its cgroup
+mkdir $M/t
+bash -c 'echo $$ > '$M'/t/cgroup.procs; exec python3 -c "
+import threading, os, time
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+open(\"'$SCRATCH'/thr\", \"w\").write(\"x\")
+def go():
+    os.execv(\"/bin/bash\", [\"bash\", \"-c\", \"sleep 60 & echo \$! > '$SCRATCH'/child; exec sleep 60\"])
+time.sleep(0.5)
+threading.Thread(target=go).start()
+time.sleep(60)
+"' &
+P=$!; PIDS+=("$P")
+for i in $(seq 400); do [ -s $SCRATCH/thr ] && break; sleep 0.05; done
+T1=$(ls /proc/$P/task | sort -n | tr '\n' ' ')
+check "new threads start with their process" "$(sort -n $M/t/tasks | tr '\n' ' ')" "$T1"
+for i in $(seq 400); do [ -s $SCRATCH/child ] && break; sleep 0.05; done
+C=$(cat $SCRATCH/child)
+check "a non-leader's execve: the process and its new child listed" \
+	"$(sort -n $M/t/tasks | tr '\n' ' ')" "$(printf '%s\n' $P $C | sort -n | tr '\n' ' ')"
+{ kill $C; kill $P; wait $P; } 2>/dev/null
+
 # events lost: a daemon with a tiny connector buffer drops events (ENOBUFS) and must
 # resynchronise from /proc; membership must still be exact. (This once failed one run
 # in three under the sanitizers: forks read after ENOBUFS by parents whose own fork
