@@ -6,7 +6,8 @@
  * Prints one "PREFIX.NAME VALUE UNIT" line per figure: mkdir_ns, rmdir_ns, rename_ns,
  * attach_ns (open+write+close of our pid to cgroup.procs, alternating two cgroups),
  * procs_read_ns (open+read+close of a one-process cgroup.procs), file_read_ns
- * (open+read+close of notify_on_release), and, with PREFIX "fs", forks_per_s and
+ * (open+read+close of notify_on_release), reread_ns (pread at offset 0 of an open
+ * notify_on_release: one round trip through FUSE), and, with PREFIX "fs", forks_per_s and
  * forks_lost (a fork storm on every core inside a cgroup, then an exact count).
  */
 #include <errno.h>
@@ -215,6 +216,18 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		read_file(pa, buf, sizeof(buf));
 	printf("%s.file_read_ns %.0f ns\n", prefix, (now_ns() - t) / n);
+	{
+		int fd = open(pa, O_RDONLY);
+
+		if (fd < 0)
+			die("open", pa);
+		t = now_ns();
+		for (i = 0; i < n; i++)
+			if (pread(fd, buf, sizeof(buf), 0) < 0)
+				die("pread", pa);
+		printf("%s.reread_ns %.0f ns\n", prefix, (now_ns() - t) / n);
+		close(fd);
+	}
 	fmt(pa, sizeof(pa), "%s/cgroup.procs", mnt);
 	write_file(pa, self);
 	rmdir(a);

@@ -15,14 +15,13 @@
  *
  * Latency (docs/filesystem.md): each FUSE round trip costs about as much as the
  * kernel's whole operation, so the design removes round trips.
- *  - Mounted with default_permissions: the kernel makes the VFS's DAC checks itself
- *    (the walk's search permission, open's read/write, may_create/may_delete, setattr),
- *    exactly as on kernfs, with the caller's real credentials; lookups and getattr need
- *    no caller credentials. The engine still checks again with the caller's credentials
- *    (kept per thread by the host provider) where its own rules need them (attach,
- *    release_agent, ownership of new cgroups).
- *  - Entries, negative entries and attributes are cached by the kernel (CACHE_TIMEOUT_S).
- *    A change made through one mount updates that mount's cache as on any filesystem;
+ *  - Entries and attributes are cached by the kernel (CACHE_TIMEOUT_S). Not mounted
+ *    with default_permissions (the kernel would then drop and re-ask a directory's
+ *    attributes after every change in it, one more round trip per mkdir, rmdir and
+ *    rename): the engine checks every walk with the caller's credentials, and an
+ *    entry is cached only in a directory that everyone may search, where no walk
+ *    could be refused (entry_timeout). Negative entries are never cached.
+ *  - A change made through one mount updates that mount's cache as on any filesystem;
  *    the other mounts of the same hierarchy are told explicitly (inval_entry, delete,
  *    inval_inode) before the change is answered, so they never show the old tree.
  *  - Files are direct_io without keep_cache (every read asks the engine: content is
@@ -193,13 +192,20 @@ static void fill_stat(const struct mnt *m, const struct ucg_stat *s, struct stat
 	st->st_atim = st->st_mtim = st->st_ctim = m->time;
 }
 
-static void fill_entry(const struct mnt *m, const struct ucg_stat *s, struct fuse_entry_param *e)
+static void fill_entry(const struct mnt *m, const struct ucg_stat *s, double timeout,
+		       struct fuse_entry_param *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->ino = to_fuse(m, s->ino);
 	e->attr_timeout = CACHE_TIMEOUT_S;
-	e->entry_timeout = CACHE_TIMEOUT_S;
+	e->entry_timeout = timeout;
 	fill_stat(m, s, &e->attr);
+}
+
+/* Search permission for everyone: owner, group and others all have x. */
+static int all_search(uint32_t mode)
+{
+	return (mode & 0111) == 0111;
 }
 
 /* ---- telling other mounts ------------------------------------------------------------ */
@@ -360,6 +366,62 @@ static void *notifier_thread(void *arg)
 	return NULL;
 }
 
+/* Names and inode numbers of a directory's entries, "INO NAME\n" each (under d->lock). */
+static int collect_name(void *ctx, const char *name, const struct ucg_stat *st)
+{
+	if (strcmp(name, ".") && strcmp(name, ".."))
+		ucg_buf_printf(ctx, "%llu %s\n", (unsigned long long)st->ino, name);
+	return 0;
+}
+
+static void dir_listing(struct daemon *d, struct ucg_hierarchy *h, const char *path,
+			struct ucg_buf *out)
+{
+	struct ucg_cred root = ucg_cred_root();
+
+	ucg_fs_readdir(d->e, h, path, &root, collect_name, out);
+}
+
+/* Every mount of h forgets the entries of directory dir named in the listings a and b
+ * (b may be NULL). Notes to origin's own mount go unwaited: its kernel holds dir's
+ * lock until origin's request is answered (under d->lock). */
+static void queue_dir_entries(struct daemon *d, struct ucg_hierarchy *h, fuse_ino_t dir,
+			      const struct ucg_buf *a, const struct ucg_buf *b, struct mnt *origin,
+			      struct batch *batch)
+{
+	const struct ucg_buf *lists[2] = { a, b };
+	struct mnt *o;
+	int i;
+
+	for (o = d->mounts; o; o = o->next) {
+		if (o->h != h || o->note_stop)
+			continue;
+		for (i = 0; i < 2; i++) {
+			const char *p = lists[i] ? lists[i]->data : NULL;
+			const char *end = p ? p + lists[i]->len : NULL;
+
+			while (p && p < end) {
+				const char *name = strchr(p, ' ') + 1, *nl = strchr(name, '\n');
+				size_t len = (size_t)(nl - name);
+				struct note *n = ucg_calloc(1, sizeof(*n) + len + 1);
+
+				if (n) {
+					n->kind = NOTE_ENTRY;
+					n->parent = dir;
+					memcpy(n->name, name, len);
+					if (batch && o != origin) {
+						n->batch = batch;
+						batch->pending++;
+						batch->refs++;
+					}
+					enqueue(o, n);
+				}
+				p = nl + 1;
+			}
+		}
+	}
+}
+
 /* ---- the operation table ------------------------------------------------------------ */
 
 static struct mnt *req_mnt(fuse_req_t req)
@@ -382,36 +444,51 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS;
 }
 
-static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+static int node_stat(struct mnt *m, fuse_ino_t id, struct ucg_buf *path, struct ucg_stat *s);
+
+/* How long the kernel may keep an entry of directory dir (under d->lock). The kernel
+ * walks a cached entry without asking us, so without search permission for everyone
+ * on dir it must ask each time: then the engine checks the whole walk with the
+ * caller's credentials. The directories above dir are covered by their own entries. */
+static double entry_timeout(struct mnt *m, fuse_ino_t dir)
 {
-	struct mnt *m = req_mnt(req);
-	struct ucg_cred root = ucg_cred_root();
-	struct fuse_entry_param e;
 	struct ucg_buf path;
 	struct ucg_stat s;
 	int r;
 
-	/* The kernel checked search permission on parent (default_permissions). */
+	ucg_buf_init(&path);
+	r = node_stat(m, dir, &path, &s);
+	ucg_buf_fini(&path);
+	return r == 0 && all_search(s.mode) ? CACHE_TIMEOUT_S : 0;
+}
+
+/* Negative entries are never cached: a name's absence is not a fact about the walk
+ * to it, and a cached one would answer ENOENT where a chmod since wants EACCES. */
+static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct mnt *m = req_mnt(req);
+	struct caller c;
+	const struct ucg_cred *cred = get_caller(req, m->d, &c);
+	struct fuse_entry_param e;
+	struct ucg_buf path;
+	struct ucg_stat s;
+	double timeout = 0;
+	int r;
+
 	ucg_buf_init(&path);
 	pthread_mutex_lock(&m->d->lock);
 	r = child_path(m, parent, name, &path);
 	if (r == 0)
-		r = ucg_fs_getattr(m->d->e, m->h, path.data, &root, &s);
+		r = ucg_fs_getattr(m->d->e, m->h, path.data, cred, &s);
+	if (r == 0)
+		timeout = entry_timeout(m, parent);
 	pthread_mutex_unlock(&m->d->lock);
 	ucg_buf_fini(&path);
-	if (r == -ENOENT) {
-		/* A negative entry, cached like the others: a creation through another
-		 * mount invalidates it. */
-		memset(&e, 0, sizeof(e));
-		e.entry_timeout = CACHE_TIMEOUT_S;
-		fuse_reply_entry(req, &e);
-		return;
-	}
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_entry(m, &s, &e);
+	fill_entry(m, &s, timeout, &e);
 	fuse_reply_entry(req, &e);
 }
 
@@ -472,8 +549,8 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 }
 
 /* chmod, chown; truncate and utimens succeed on existing entries and change nothing
- * (core.md §3.4). The kernel made setattr_prepare's checks (default_permissions); the
- * engine's own follow with the caller's credentials. */
+ * (core.md §3.4). A chmod that takes search permission away from someone makes every
+ * mount forget the directory's entries (see entry_timeout). */
 static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
@@ -482,7 +559,7 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	struct caller c;
 	const struct ucg_cred *cred = NULL;
 	struct ucg_buf path;
-	struct ucg_stat s;
+	struct ucg_stat s, before = { 0 };
 	struct stat st;
 	struct batch *b = NULL;
 	int r;
@@ -491,7 +568,7 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		cred = get_caller(req, d, &c);
 	ucg_buf_init(&path);
 	pthread_mutex_lock(&d->lock);
-	r = node_path(m, ino, &path);
+	r = node_stat(m, ino, &path, &before);
 	if (r == 0 && (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
 		r = ucg_fs_chown(d->e, m->h, path.data,
 				 (to_set & FUSE_SET_ATTR_UID) ? (uint32_t)attr->st_uid : (uint32_t)-1,
@@ -503,6 +580,15 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		mark_dirty(d);
 		b = begin_notes(m);
 		queue_note(m, b, NOTE_INODE, 0, ino, NULL);
+		if (S_ISDIR(before.mode) && all_search(before.mode) &&
+		    !all_search(attr->st_mode) && (to_set & FUSE_SET_ATTR_MODE)) {
+			struct ucg_buf names;
+
+			ucg_buf_init(&names);
+			dir_listing(d, m->h, path.data, &names);
+			queue_dir_entries(d, m->h, ino, &names, NULL, m, b);
+			ucg_buf_fini(&names);
+		}
 	}
 	if (r == 0)
 		r = node_stat(m, ino, &path, &s);
@@ -532,6 +618,7 @@ static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	struct ucg_buf path;
 	struct ucg_stat s;
 	struct batch *b = NULL;
+	double timeout = 0;
 	int r;
 
 	ucg_buf_init(&path);
@@ -541,9 +628,12 @@ static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		r = ucg_fs_mkdir(d->e, m->h, path.data, mode & 07777, cred);
 	if (r == 0) {
 		mark_dirty(d);
+		/* No other mount caches the name (no negative entries): only the
+		 * parent's link count changed there. */
 		b = begin_notes(m);
-		queue_note(m, b, NOTE_ENTRY, parent, 0, name);
+		queue_note(m, b, NOTE_INODE, 0, parent, NULL);
 		r = ucg_fs_getattr(d->e, m->h, path.data, &root, &s);
+		timeout = entry_timeout(m, parent);
 	}
 	pthread_mutex_unlock(&d->lock);
 	ucg_buf_fini(&path);
@@ -552,7 +642,7 @@ static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_entry(m, &s, &e);
+	fill_entry(m, &s, timeout, &e);
 	fuse_reply_entry(req, &e);
 }
 
@@ -580,6 +670,7 @@ static void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		mark_dirty(d);
 		b = begin_notes(m);
 		queue_note(m, b, NOTE_DELETE, parent, s.ino, name);
+		queue_note(m, b, NOTE_INODE, 0, parent, NULL);
 	}
 	pthread_mutex_unlock(&d->lock);
 	ucg_buf_fini(&path);
@@ -828,7 +919,8 @@ nomem:
 	return 1;
 }
 
-static int dir_load(struct mnt *m, fuse_ino_t ino, struct dirh *dh)
+/* cred NULL: a rewind of a directory opened already. */
+static int dir_load(struct mnt *m, fuse_ino_t ino, const struct ucg_cred *cred, struct dirh *dh)
 {
 	struct ucg_cred root = ucg_cred_root();
 	struct dir_ctx dc = { m, dh, 0 };
@@ -839,8 +931,8 @@ static int dir_load(struct mnt *m, fuse_ino_t ino, struct dirh *dh)
 	ucg_buf_init(&path);
 	pthread_mutex_lock(&m->d->lock);
 	r = node_path(m, ino, &path);
-	if (r == 0) /* the kernel checked read permission at opendir */
-		r = ucg_fs_readdir(m->d->e, m->h, path.data, &root, dir_fill, &dc);
+	if (r == 0)
+		r = ucg_fs_readdir(m->d->e, m->h, path.data, cred ? cred : &root, dir_fill, &dc);
 	pthread_mutex_unlock(&m->d->lock);
 	ucg_buf_fini(&path);
 	return r < 0 ? r : dc.err;
@@ -857,8 +949,11 @@ static void dirh_free(struct dirh *dh)
 
 static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct mnt *m = req_mnt(req);
+	struct caller c;
+	const struct ucg_cred *cred = get_caller(req, m->d, &c);
 	struct dirh *dh = ucg_calloc(1, sizeof(*dh));
-	int r = dh ? dir_load(req_mnt(req), ino, dh) : -ENOMEM;
+	int r = dh ? dir_load(m, ino, cred, dh) : -ENOMEM;
 
 	if (r < 0) {
 		dirh_free(dh);
@@ -879,7 +974,7 @@ static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	size_t start, end, i;
 
 	if (off == 0 && dh->n) {
-		int r = dir_load(req_mnt(req), ino, dh); /* rewinddir: a fresh listing */
+		int r = dir_load(req_mnt(req), ino, NULL, dh); /* rewinddir: a fresh listing */
 
 		if (r < 0) {
 			fuse_reply_err(req, -r);
@@ -902,7 +997,49 @@ static void ll_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 	fuse_reply_err(req, 0);
 }
 
+/* access(2) and chdir: the VFS's generic permission rule on the engine's modes, after
+ * the engine's walk with the caller's credentials. */
+static void ll_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	struct mnt *m = req_mnt(req);
+	struct caller c;
+	const struct ucg_cred *cred = get_caller(req, m->d, &c);
+	struct ucg_buf path;
+	struct ucg_stat st;
+	unsigned bits;
+	size_t i;
+	int r;
+
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&m->d->lock);
+	r = node_path(m, ino, &path);
+	if (r == 0)
+		r = ucg_fs_getattr(m->d->e, m->h, path.data, cred, &st);
+	pthread_mutex_unlock(&m->d->lock);
+	ucg_buf_fini(&path);
+	if (r < 0 || mask == F_OK) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	if (cred->fsuid == 0 || (cred->caps & UCG_CAP_DAC_OVERRIDE)) {
+		r = (mask & X_OK) && !S_ISDIR(st.mode) && !(st.mode & 0111) ? EACCES : 0;
+		fuse_reply_err(req, r);
+		return;
+	}
+	if (st.uid == cred->fsuid) {
+		bits = (st.mode >> 6) & 7;
+	} else {
+		int in_group = st.gid == cred->fsgid;
+
+		for (i = 0; i < cred->ngroups && !in_group; i++)
+			in_group = cred->groups[i] == st.gid;
+		bits = in_group ? (st.mode >> 3) & 7 : st.mode & 7;
+	}
+	fuse_reply_err(req, ((unsigned)mask & ~bits) ? EACCES : 0);
+}
+
 static const struct fuse_lowlevel_ops ll_ops = {
+	.access = ll_access,
 	.init = ll_init,
 	.lookup = ll_lookup,
 	.forget = ll_forget,
@@ -1038,8 +1175,7 @@ static int do_mount(struct daemon *d, const char *name, const char *dir, const c
 	for (i = 0; fsname[i]; i++)
 		if (fsname[i] == ',' || fsname[i] == '\\' || fsname[i] == ' ')
 			fsname[i] = '_';
-	snprintf(mopts, sizeof(mopts), "allow_other,default_permissions,fsname=%s,subtype=cgroup",
-		 fsname);
+	snprintf(mopts, sizeof(mopts), "allow_other,fsname=%s,subtype=cgroup", fsname);
 	if (fuse_opt_add_arg(&args, "ucg") || fuse_opt_add_arg(&args, "-o") ||
 	    fuse_opt_add_arg(&args, mopts)) {
 		r = -ENOMEM;
@@ -1137,52 +1273,6 @@ static int do_umount(struct daemon *d, const char *dir, int flags)
 	return wait_gone(d, m);
 }
 
-/* Root file names and inode numbers, to see what a remount changed. */
-static int collect_name(void *ctx, const char *name, const struct ucg_stat *st)
-{
-	ucg_buf_printf(ctx, "%llu %s\n", (unsigned long long)st->ino, name);
-	return 0;
-}
-
-static void root_listing(struct daemon *d, struct ucg_hierarchy *h, struct ucg_buf *out)
-{
-	struct ucg_cred root = ucg_cred_root();
-
-	ucg_fs_readdir(d->e, h, "/", &root, collect_name, out);
-}
-
-/* Binding or releasing controllers renumbers the root's files: every mount of h must
- * forget the root's entries, old names and new (under d->lock). */
-static void queue_root_entries(struct daemon *d, struct ucg_hierarchy *h, const struct ucg_buf *a,
-			       const struct ucg_buf *b)
-{
-	const struct ucg_buf *lists[2] = { a, b };
-	struct mnt *o;
-	int i;
-
-	for (o = d->mounts; o; o = o->next) {
-		if (o->h != h)
-			continue;
-		for (i = 0; i < 2; i++) {
-			const char *p = lists[i]->data, *end = p + lists[i]->len;
-
-			while (p && p < end) {
-				const char *name = strchr(p, ' ') + 1, *nl = strchr(name, '\n');
-				size_t len = (size_t)(nl - name);
-				struct note *n = ucg_calloc(1, sizeof(*n) + len + 1);
-
-				if (n) {
-					n->kind = NOTE_ENTRY;
-					n->parent = FUSE_ROOT_ID;
-					memcpy(n->name, name, len);
-					enqueue(o, n);
-				}
-				p = nl + 1;
-			}
-		}
-	}
-}
-
 static int do_remount(struct daemon *d, const char *dir, const char *opts, struct ucg_buf *out)
 {
 	struct ucg_err err = { { 0 } };
@@ -1197,16 +1287,16 @@ static int do_remount(struct daemon *d, const char *dir, const char *opts, struc
 	if (!m) {
 		r = -EINVAL;
 	} else {
-		root_listing(d, m->h, &before);
+		dir_listing(d, m->h, "/", &before);
 		r = ucg_remount(d->e, m->h, opts, &err);
 		if (r < 0) {
 			ucg_buf_puts(out, err.msg);
 		} else {
 			d->dirty = 1;
-			root_listing(d, m->h, &after);
+			dir_listing(d, m->h, "/", &after);
 			if (before.len != after.len ||
 			    (before.len && memcmp(before.data, after.data, before.len)))
-				queue_root_entries(d, m->h, &before, &after);
+				queue_dir_entries(d, m->h, FUSE_ROOT_ID, &before, &after, NULL, NULL);
 		}
 	}
 	pthread_mutex_unlock(&d->lock);
