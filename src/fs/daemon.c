@@ -35,6 +35,7 @@
 #include "base/buf.h"
 #include "engine/ucg.h"
 #include "fs/ctl.h"
+#include "fs/events.h"
 #include "fs/state.h"
 #include "host/enforce.h"
 #include "host/host.h"
@@ -122,6 +123,7 @@ struct daemon {
 	int dirty; /* the tree changed since the state file was written */
 	int restoring;
 	pthread_cond_t note_sent; /* some batch's pending count dropped */
+	pid_t writer; /* the process of the write being served (cgroup.event_control) */
 };
 
 /* ---- callers ----------------------------------------------------------------------- */
@@ -843,6 +845,7 @@ static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	ssize_t n;
 
 	pthread_mutex_lock(&m->d->lock);
+	m->d->writer = fuse_req_ctx(req)->pid;
 	n = ucg_fs_write(f, buf, size);
 	if (n >= 0)
 		mark_dirty(m->d);
@@ -1424,7 +1427,41 @@ static void prov_mems_migrate(void *ctx, struct ucg_engine *e, int tid, const un
 	ucg_enforce_migrate(e, tid, from, to, nbytes);
 }
 
+/* cgroup.event_control (fs/events.c): the mount an absolute path is under. */
+static struct ucg_hierarchy *events_find(void *ctx, const char *abs, const char **ret_rel)
+{
+	struct daemon *d = ctx;
+	struct mnt *m;
+
+	for (m = d->mounts; m; m = m->next) {
+		size_t n = strlen(m->dir);
+
+		if (!strncmp(abs, m->dir, n) && (abs[n] == '/' || !abs[n])) {
+			*ret_rel = abs[n] ? abs + n : "/";
+			return m->h;
+		}
+	}
+	return NULL;
+}
+
+static int prov_event_fds(void *ctx, struct ucg_engine *e, unsigned efd, unsigned cfd,
+			  struct ucg_event_target *ret)
+{
+	static char path[4096]; /* used under d->lock only */
+	struct daemon *d = ctx;
+
+	return ucg_fs_events_fds(d->writer, efd, cfd, events_find, d, path, sizeof(path), ret);
+}
+
+static void prov_event_put(void *ctx, struct ucg_engine *e, uint64_t handle)
+{
+	ucg_fs_events_put(handle);
+}
+
 static const struct ucg_provider_ops prov_ops = {
+	.event_fds = prov_event_fds,
+	.event_put = prov_event_put,
+	.event_queued = prov_release_queued, /* wakes the main loop */
 	.sync = prov_sync,
 	.release_queued = prov_release_queued,
 	.cpus_changed = prov_cpus_changed,
@@ -1682,6 +1719,9 @@ int ucg_daemon_run(int ready_fd)
 			}
 		}
 		run_releases(&d);
+		pthread_mutex_lock(&d.lock);
+		ucg_fs_events_deliver(d.e);
+		pthread_mutex_unlock(&d.lock);
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		if (pfd[0].revents) {
