@@ -56,13 +56,10 @@ int ucg_event_control_parse(const char *buf, size_t len, unsigned *event_fd,
 	return 0;
 }
 
-void ucg_event_signal(struct ucg_event_reg *reg, uint64_t n)
+/* Adds n and queues reg; the provider hears of it last, so it may pop (and free a
+ * final reg) from inside the callback: callers do not touch reg afterwards. */
+static void queue(struct ucg_engine *e, struct ucg_event_reg *reg, uint64_t n)
 {
-	struct ucg_engine *e;
-
-	if (!reg->cg)
-		return;
-	e = reg->cg->h->e;
 	reg->pending += n;
 	if (!reg->queued) {
 		reg->queued = 1;
@@ -72,18 +69,25 @@ void ucg_event_signal(struct ucg_event_reg *reg, uint64_t n)
 		e->cfg.provider->event_queued(e->cfg.provider_ctx, e);
 }
 
+void ucg_event_signal(struct ucg_event_reg *reg, uint64_t n)
+{
+	if (reg->cg)
+		queue(reg->cg->h->e, reg, n);
+}
+
 void ucg_event_cgroup_removed(struct ucg_cgroup *cg)
 {
+	struct ucg_engine *e = cg->h->e;
 	struct ucg_list *p, *tmp;
 
 	ucg_list_for_each_safe(p, tmp, &cg->events) {
 		struct ucg_event_reg *reg = ucg_container_of(p, struct ucg_event_reg, cg_node);
 
-		ucg_event_signal(reg, 1); /* "the event is going away" */
 		ucg_list_del(&reg->cg_node);
 		reg->final = 1;
 		reg->cg = NULL;
-		cg->h->e->nr_event_regs--;
+		e->nr_event_regs--;
+		queue(e, reg, 1); /* "the event is going away" */
 	}
 }
 

@@ -37,6 +37,7 @@
  * Limits: no variables besides $task, no loops (generate long scenarios instead), no
  * credentials other than root for file commands.
  */
+#include "controllers/charge.h"
 #include "sim/sim_impl.h"
 
 #include <errno.h>
@@ -657,6 +658,7 @@ static int ex_cat(struct sim *s, struct sim_cmd *c)
 	if (r < 0)
 		return r;
 	ucg_buf_init(&b);
+	ucg_cpuset_clock(s->e, (uint64_t)(s->now / SIM_SEC)); /* cpuset.memory_pressure decays */
 	r = ucg_fs_read_all(s->e, hi->h, path, &s->root_cred, &b);
 	if (r == 0) {
 		ucg_buf_puts(&s->log, "[");
@@ -971,6 +973,38 @@ static int ex_note(struct sim *s, struct sim_cmd *c)
 	return 0;
 }
 
+/* notify FILE [ARGS]: what writing "<efd> <cfd of FILE> ARGS" to the cgroup's
+ * cgroup.event_control registers (memory.usage_in_bytes thresholds, oom_control,
+ * pressure_level); the registration is named by its line. "events" logs what fired
+ * since the last "events": each registration's count, "(removed)" for the last. */
+static int ex_notify(struct sim *s, struct sim_cmd *c)
+{
+	struct sim_hier *hi;
+	char path[1024];
+	int r = resolve(s, c, c->argv[1], &hi, path, sizeof(path));
+
+	if (r < 0)
+		return r;
+	r = ucg_event_register(s->e, hi->h, path, c->argc > 2 ? c->argv[2] : "",
+			       (uint64_t)c->line);
+	if (r < 0)
+		return sim_fail(s, c->line, r, "notify: %s", c->argv[1]);
+	return 0;
+}
+
+static int ex_events(struct sim *s, struct sim_cmd *c)
+{
+	struct ucg_event ev;
+
+	ucg_buf_puts(&s->log, "[");
+	sim_format_time(s->now, &s->log);
+	ucg_buf_puts(&s->log, "] $ events\n");
+	while (ucg_event_next(s->e, &ev) == 1)
+		sim_logf(s, "notify of line %" PRIu64 ": %" PRIu64 "%s\n", ev.handle, ev.count,
+			 ev.final ? " (removed)" : "");
+	return 0;
+}
+
 static const struct verb verbs[] = {
 	{ "mount", 3, 3, ck_mount, ex_mount },
 	{ "mkdir", 1, 1, NULL, ex_mkdir },
@@ -999,6 +1033,8 @@ static const struct verb verbs[] = {
 	{ "read", 3, 4, ck_io, ex_io },
 	{ "flow", 3, 6, ck_flow, ex_flow },
 	{ "note", 0, MAX_WORDS, NULL, ex_note },
+	{ "notify", 1, 2, NULL, ex_notify },
+	{ "events", 0, 0, NULL, ex_events },
 };
 
 static const struct verb *verb_find(const char *name)

@@ -23,6 +23,7 @@ static const struct golden goldens[] = {
 	{ "explosion_split", 1u << SIM_CHARGING_KERNEL, 0 },
 	{ "explosion_unified", 1u << SIM_CHARGING_KERNEL, 0 },
 	{ "memcg_pressure", 1u << SIM_CHARGING_KERNEL, 0 },
+	{ "memcg_events", 1u << SIM_CHARGING_KERNEL, 0 },
 };
 
 static char *slurp(const char *path, size_t *len)
