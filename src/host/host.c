@@ -894,12 +894,11 @@ static void on_fork(struct ucg_host *h, struct ucg_engine *e, const struct proc_
 		return;
 	set_alive(h, child, tgid);
 	h->stats.forks++;
-	/* Already dead: nobody can list it, and its exit event may come only after
-	 * its parent has reaped it. */
+	/* Already dead: its exit event may come only after its parent has reaped it,
+	 * so end it at the end of this drain, not now: the forks it made before dying
+	 * are still to be read, and they must find it. */
 	if (gone || state == 'Z' || state == 'X')
-		task_exited(h, e, child, tgid);
-	if (gone && h->state[child] == TS_ZOMBIE)
-		forget(h, e, child); /* and reaped */
+		early_push(h, child);
 }
 
 static void refresh_cred(struct ucg_host *h, struct ucg_engine *e, int tid)
