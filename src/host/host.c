@@ -431,6 +431,16 @@ static void early_push(struct ucg_host *h, int tid)
 	h->early[h->nr_early++] = tid;
 }
 
+static int early_has(const struct ucg_host *h, int tid)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_early; i++)
+		if (h->early[i] == tid)
+			return 1;
+	return 0;
+}
+
 /* One TASKSTATS_TYPE_AGGR_PID: the pid and its final statistics. The task has
  * exited: charge its last CPU time now, while it is a member, and queue its exit.
  * The exit is applied only once the connector has been drained again (see
@@ -570,21 +580,24 @@ static void task_exited(struct ucg_host *h, struct ucg_engine *e, int tid, int t
 {
 	if (!in_range(h, tid) || h->state[tid] != TS_ALIVE)
 		return;
-	if (tid == tgid) {
+	/* A leader's exit event is sent after exit_notify(): /proc shows it a zombie (or
+	 * gone). Alive there with its start time, it is the old leader of a process whose
+	 * other thread called execve and took its pid over; its exit event then names it
+	 * by the leader's pid or, once the pids are swapped, by the exec'ing thread's. */
+	if (in_range(h, tgid) && (tid == tgid || h->state[tgid] == TS_ZOMBIE ||
+				  early_has(h, tgid))) {
 		struct ucg_task_info old;
 		uint64_t start = 0;
 		unsigned flags;
 		char state = 0;
 		int ppid;
 
-		/* A leader's exit event is sent after exit_notify(): /proc shows it a zombie
-		 * (or gone). Alive there with its start time, it is the old leader of a
-		 * process whose other thread called execve and took its pid over. */
-		if (read_stat(tid, &state, &ppid, &flags, &start) == 0 && state != 'Z' &&
-		    state != 'X' && ucg_task_get_info(e, tid, &old) == 0 &&
+		if (read_stat(tgid, &state, &ppid, &flags, &start) == 0 && state != 'Z' &&
+		    state != 'X' && ucg_task_get_info(e, tgid, &old) == 0 &&
 		    old.start_time == start) {
 			leader_taken_over(h, e, tgid);
-			return;
+			if (tid == tgid || h->state[tid] != TS_ALIVE)
+				return; /* the process lives on as the exec'ing thread */
 		}
 	}
 	taskstats_drain(h, e); /* its final times were sent before this event */
@@ -911,15 +924,6 @@ static void refresh_cred(struct ucg_host *h, struct ucg_engine *e, int tid)
 		ucg_task_set_cred(e, &info);
 }
 
-static int early_has(const struct ucg_host *h, int tid)
-{
-	size_t i;
-
-	for (i = 0; i < h->nr_early; i++)
-		if (h->early[i] == tid)
-			return 1;
-	return 0;
-}
 
 /* A thread other than the leader called execve: the kernel (de_thread) gave it the
  * leader's pid and start time and released the old leader, whose exit we may have
@@ -932,6 +936,7 @@ static void leader_taken_over(struct ucg_host *h, struct ucg_engine *e, int tgid
 	int t, execer = 0;
 	size_t i;
 
+	taskstats_drain(h, e); /* the other threads' exits, sent before the exec */
 	for (t = 1; t < h->pid_max && !execer; t++) {
 		uint64_t start = 0;
 		unsigned flags;
