@@ -111,12 +111,40 @@ void sim_cpu_init(struct sim *s)
 	s->cpu_last = 0;
 }
 
-static bool task_frozen(struct sim *s, struct sim_task *t)
+/* The index in s->hier[] of the hierarchy carrying ss, -1: looked up once per
+ * recompute so that the per-task loops read t->cg[] directly (sim_task_cg per task
+ * and controller was a good part of a recompute's cost). */
+static int hier_index(struct sim *s, enum sim_ss ss)
 {
-	struct sim_cg *cg = sim_task_cg(s, t, SIM_SS_FREEZER);
+	struct sim_hier *hi = sim_hier_of(s, ss);
+	size_t i;
+
+	for (i = 0; hi && i < s->nhier; i++)
+		if (s->hier[i] == hi)
+			return (int)i;
+	return -1;
+}
+
+/* sim_task_cg with the hierarchy's index known (t->cg[] refreshed first, as there) */
+static inline struct sim_cg *task_cg_at(struct sim *s, struct sim_task *t, int idx)
+{
+	sim_task_refresh(s, t);
+	return idx < 0 ? NULL : t->cg[idx];
+}
+
+/* sim_cg_refresh without the call when the group is current */
+static inline void cg_refresh(struct sim *s, struct sim_cg *cg)
+{
+	if (cg->cfg_epoch != s->cfg_epoch)
+		sim_cg_refresh(s, cg);
+}
+
+static bool task_frozen(struct sim *s, struct sim_task *t, int ifrz)
+{
+	struct sim_cg *cg = task_cg_at(s, t, ifrz);
 
 	for (; cg; cg = cg->parent) {
-		sim_cg_refresh(s, cg);
+		cg_refresh(s, cg);
 		if (cg->frozen)
 			return true;
 	}
@@ -148,6 +176,7 @@ struct rq {
 
 struct went {
 	double w, d, a;
+	double r;            /* d / w, the sort key, computed once */
 	int rq;              /* child group's rq, or -1 for a task */
 	int task;            /* index into rt */
 	int key;             /* cgroup id or tid, for ties */
@@ -299,16 +328,12 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t ncg, size_t
 
 /* The rq of the group with slot idx (cgroup id, or the hierarchy-less root) on cpu,
  * made empty if it has none yet; -1 when out of memory. */
-static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
+static int rq_make(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 {
 	struct rq *q;
 	int i;
 
-	if (st->slot) {
-		i = st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu];
-		if (i >= 0)
-			return i;
-	} else {
+	if (!st->slot) {
 		for (i = st->cg_first[idx]; i >= 0; i = st->rq[i].next_of_cg)
 			if (st->rq[i].cpu == cpu)
 				return i;
@@ -327,6 +352,18 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 	if (st->slot)
 		st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu] = i;
 	return i;
+}
+
+/* rq_make with its common case, the group's rq found in the dense index, inline */
+static inline int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
+{
+	if (st->slot) {
+		int i = st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu];
+
+		if (i >= 0)
+			return i;
+	}
+	return rq_make(st, idx, cg, cpu);
 }
 
 /* Builds every runqueue from the tasks' CPUs, bottom-up. A group's entity on CPU c
@@ -439,15 +476,15 @@ static bool allowed(const struct cpu_state *st, size_t i, unsigned cpu)
 
 /* Where task i may run: its cpuset's CPUs and its affinity among the online ones; an
  * empty intersection falls back to the cpuset, then to every CPU, as the kernel does. */
-static void task_mask(struct sim *s, struct cpu_state *st, size_t i)
+static void task_mask(struct sim *s, struct cpu_state *st, size_t i, int ics)
 {
 	struct sim_task *t = st->rt[i];
-	struct sim_cg *g = sim_task_cg(s, t, SIM_SS_CPUSET);
+	struct sim_cg *g = task_cg_at(s, t, ics);
 	uint64_t online = s->nr_cpus >= 64 ? UINT64_MAX : (1ull << s->nr_cpus) - 1;
 	uint64_t cs = UINT64_MAX, m;
 
 	if (g) {
-		sim_cg_refresh(s, g);
+		cg_refresh(s, g);
 		if (g->ncpus && g->cpus_mask)
 			cs = g->cpus_mask;
 	}
@@ -593,7 +630,7 @@ static int balance(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 static int went_cmp(const void *pa, const void *pb)
 {
 	const struct went *a = pa, *b = pb;
-	double ra = a->d / a->w, rb = b->d / b->w;
+	double ra = a->r, rb = b->r;
 
 	if (ra < rb)
 		return -1;
@@ -649,6 +686,7 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 		if (st->rq[c].d > 0) {
 			v[n].w = st->rq[c].w;
 			v[n].d = st->rq[c].d;
+			v[n].r = v[n].d / v[n].w;
 			v[n].rq = c;
 			v[n].task = -1;
 			v[n++].key = st->rq[c].cg->id;
@@ -657,6 +695,7 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 		if (st->want[k] > 0) {
 			v[n].w = NICE0;
 			v[n].d = st->want[k];
+			v[n].r = v[n].d / v[n].w;
 			v[n].rq = -1;
 			v[n].task = k;
 			v[n++].key = st->rt[k]->tid;
@@ -730,10 +769,12 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 	sim_time dt = now - s->cpu_last;
 	int64_t used = 0;
 	size_t i, h;
+	int icpu;
 
 	if (dt <= 0)
 		return;
 	s->cpu_last = now;
+	icpu = hier_index(s, SIM_SS_CPU);
 	for (i = 0; st && i < st->nrun; i++) {
 		struct sim_task *t = st->run[i];
 		struct sim_cg *cg;
@@ -762,7 +803,7 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 		}
 		for (h = 0; h < s->nhier; h++)
 			SIM_CG_UP(t->cg[h], cpu_ns, ns);
-		cg = sim_task_cg(s, t, SIM_SS_CPU);
+		cg = task_cg_at(s, t, icpu);
 		for (; cg; cg = cg->parent)
 			if (cg->quota_ns > 0)
 				cg->runtime_left -= ns;
@@ -843,6 +884,8 @@ void sim_cpu_update(struct sim *s)
 	struct cpu_state *st = s->cpu_state;
 	size_t i;
 	int r = -ENOMEM;
+	int ifrz = hier_index(s, SIM_SS_FREEZER), icpu = hier_index(s, SIM_SS_CPU);
+	int ics = hier_index(s, SIM_SS_CPUSET);
 
 	s->cpu_dirty = false;
 	if (!st) {
@@ -862,16 +905,16 @@ void sim_cpu_update(struct sim *s)
 		struct sim_task *t = s->tasks[i];
 
 		t->rate = 0;
-		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t)) {
+		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t, ifrz)) {
 			t->cpu = -1;
 			continue;
 		}
 		st->rt[st->nrt] = t;
-		st->tcg[st->nrt] = hi ? sim_task_cg(s, t, SIM_SS_CPU) : NULL;
+		st->tcg[st->nrt] = hi ? task_cg_at(s, t, icpu) : NULL;
 		if (hi && !st->tcg[st->nrt])
 			st->tcg[st->nrt] = hi->root;
 		st->want[st->nrt] = t->cpu_demand > 1 ? 1 : t->cpu_demand;
-		task_mask(s, st, st->nrt);
+		task_mask(s, st, st->nrt, ics);
 		st->nrt++;
 	}
 	place_new(s, st);
