@@ -105,6 +105,9 @@
 
 static void cpu_fire(struct sim *s, struct sim_event_src *src, uint64_t arg);
 
+bool sim_cpu_no_shortcut;
+uint64_t sim_cpu_shortcuts;
+
 void sim_cpu_init(struct sim *s)
 {
 	s->cpu_ev.fire = cpu_fire;
@@ -208,6 +211,17 @@ struct cpu_state {
 	size_t nrun;
 	int *slot;           /* (group slot, CPU) -> its rq, -1; NULL when too large */
 	size_t cslot, slot_ncpu;
+	/* The runnable set (rt, tcg, want, mask, any) of the last recompute is reused
+	 * when the only event since was a CPU timer (throttling changed, nothing else
+	 * could have): then the tasks, their cgroups, cpusets, freezer states and
+	 * affinities are those the last gather read. */
+	bool gathered;       /* rt.. hold the last recompute's runnable set */
+	uint64_t upd_nevents; /* s->nevents when the last recompute ran */
+	uint64_t bw_nevents; /* s->nevents after the timer that alone dirtied, or 0 */
+	uint64_t g_memb, g_cfg; /* the epochs, counts and hierarchy of that gather */
+	size_t g_ntasks, g_ncgs, g_nhier;
+	unsigned g_ncpus;
+	struct sim_hier *g_hi;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -899,6 +913,18 @@ void sim_cpu_update(struct sim *s)
 		refresh_quota(s, hi->root);
 	if (state_reserve(st, s->ntasks, s->ncgs, s->nr_cpus) < 0)
 		goto out;
+	if (st->gathered && st->bw_nevents && st->bw_nevents == s->nevents &&
+	    st->g_memb == s->memb_epoch && st->g_cfg == s->cfg_epoch &&
+	    st->g_ntasks == s->ntasks && st->g_ncgs == s->ncgs && st->g_nhier == s->nhier &&
+	    st->g_ncpus == s->nr_cpus && st->g_hi == hi) {
+		/* only throttling changed: the same runnable tasks on the same CPUs
+		 * (place_new would keep every one where it is) */
+		for (i = 0; i < st->nrt; i++)
+			st->rt[i]->rate = 0;
+		sim_cpu_shortcuts++;
+		goto gathered;
+	}
+	st->gathered = false;
 	/* runnable tasks in tid order; the others leave their CPU */
 	st->nrt = 0;
 	for (i = 0; i < s->ntasks; i++) {
@@ -918,6 +944,17 @@ void sim_cpu_update(struct sim *s)
 		st->nrt++;
 	}
 	place_new(s, st);
+	st->gathered = !sim_cpu_no_shortcut;
+	st->g_memb = s->memb_epoch;
+	st->g_cfg = s->cfg_epoch;
+	st->g_ntasks = s->ntasks;
+	st->g_ncgs = s->ncgs;
+	st->g_nhier = s->nhier;
+	st->g_ncpus = s->nr_cpus;
+	st->g_hi = hi;
+gathered:
+	st->bw_nevents = 0;
+	st->upd_nevents = s->nevents;
 	r = balance(s, st, hi);
 	if (r < 0)
 		goto out;
@@ -1016,6 +1053,12 @@ static void cpu_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 	if (arg != s->cpu_gen || !hi)
 		return;
 	if (bandwidth_tick(s, hi->root)) {
+		struct cpu_state *st = s->cpu_state;
+
+		/* the first event since the last recompute, and the only one if the
+		 * recompute follows it: the runnable set still holds */
+		if (st && !s->cpu_dirty && s->nevents == st->upd_nevents)
+			st->bw_nevents = s->nevents + 1;
 		s->cpu_dirty = true;
 		return;
 	}

@@ -378,6 +378,10 @@ void sim_cpu_flush(struct sim *s);
 /* Recomputes the rates (after anything that changes demand or configuration) and
  * schedules the next change. */
 void sim_cpu_update(struct sim *s);
+/* Tests: true makes every recompute gather the runnable tasks afresh (the result must
+ * not change; cpu.c skips the gather when only throttling changed). */
+extern bool sim_cpu_no_shortcut;
+extern uint64_t sim_cpu_shortcuts; /* recomputes that took the shortcut */
 
 /* ---- mem.c ---- */
 int sim_mem_init(struct sim *s);

@@ -377,6 +377,78 @@ static void test_idle_periods_not_counted(void)
 	sim_free(s);
 }
 
+/* A recompute after a CPU timer alone reuses the last runnable set; with every other
+ * event between them (busy, taskset, freezing, moves, spawns, config) it must not.
+ * The same run with the shortcut off gives the same numbers to the ns. */
+static const char shortcut_text[] =
+	"cpus 4\nmount -o cpu,cpuacct cpu\nmount -o freezer fz\nmount -o cpuset cs\n"
+	"mkdir cpu/p\nmkdir cpu/p/a\nmkdir cpu/p/b\nmkdir cpu/q\nmkdir fz/f\nmkdir cs/c\n"
+	"echo 0 > cs/c/cpuset.mems\necho 2-3 > cs/c/cpuset.cpus\n"
+	"echo 5000 > cpu/p/cpu.cfs_period_us\necho 3000 > cpu/p/cpu.cfs_quota_us\n"
+	"echo 7000 > cpu/p/a/cpu.cfs_period_us\necho 1500 > cpu/p/a/cpu.cfs_quota_us\n"
+	"echo 3000 > cpu/q/cpu.cfs_period_us\necho 1700 > cpu/q/cpu.cfs_quota_us\n"
+	"echo 2048 > cpu/p/b/cpu.shares\n"
+	"spawn t1\nspawn t2\nspawn t3\nspawn t4\nspawn t5\nspawn t6\n"
+	"echo $t1 > cpu/p/a/cgroup.procs\necho $t2 > cpu/p/a/cgroup.procs\n"
+	"echo $t3 > cpu/p/b/cgroup.procs\necho $t4 > cpu/q/cgroup.procs\n"
+	"echo $t5 > cpu/q/cgroup.procs\necho $t2 > fz/f/cgroup.procs\n"
+	"echo $t4 > cs/c/cgroup.procs\ntaskset t3 1\n"
+	"busy t1\nbusy t2 0.7\nbusy t3\nbusy t4 0.9\nbusy t5\nbusy t6 0.4\n"
+	"at 101ms echo FROZEN > fz/f/freezer.state\nat 203ms busy t1 0.3\n"
+	"at 257ms taskset t3 0-3\nat 311ms echo THAWED > fz/f/freezer.state\n"
+	"at 353ms echo $t5 > cpu/p/b/cgroup.procs\nat 409ms echo 0-1 > cs/c/cpuset.cpus\n"
+	"at 461ms spawn t7\nat 461ms busy t7\nat 503ms echo 1100 > cpu/p/a/cpu.cfs_quota_us\n"
+	"at 557ms busy t6 0\nat 601ms echo -1 > cpu/q/cpu.cfs_quota_us\n"
+	"run 800ms\n";
+
+static void test_shortcut_same_as_full(void)
+{
+	static const char *const paths[] = { "/", "/p", "/p/a", "/p/b", "/q" };
+	struct sim *s[2];
+	uint64_t taken[2];
+	struct sim_err err;
+	int r[2], k;
+	size_t i;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us") || !ts_has_file("freezer", "/freezer.state") ||
+	    !ts_has_file("cpuset", "/cpuset.effective_cpus"))
+		T_SKIP("cpu, freezer or cpuset files not served yet");
+	for (k = 0; k < 2; k++) {
+		sim_cpu_no_shortcut = k == 1;
+		sim_cpu_shortcuts = 0;
+		s[k] = ts_run(shortcut_text, 0, SIM_CHARGING_KERNEL, &r[k], &err);
+		taken[k] = sim_cpu_shortcuts;
+	}
+	sim_cpu_no_shortcut = false;
+	T_EQ_INT(r[0], 0);
+	T_EQ_INT(r[1], 0);
+	T_CHECK(taken[0] > 100); /* the timers alone took it, often */
+	T_EQ_INT(taken[1], 0);
+	if (r[0] == 0 && r[1] == 0) {
+		T_EQ_INT(s[0]->ntasks, s[1]->ntasks);
+		for (i = 0; i < s[0]->ntasks && i < s[1]->ntasks; i++)
+			T_EQ_INT(s[0]->tasks[i]->cpu_ns, s[1]->tasks[i]->cpu_ns);
+		T_EQ_INT(s[0]->idle_ns, s[1]->idle_ns);
+		for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+			struct sim_cg *a = ts_cg(s[0], "cpu", paths[i]), *b = ts_cg(s[1], "cpu", paths[i]);
+
+			T_CHECK(a && b);
+			if (!a || !b)
+				continue;
+			T_EQ_INT(a->cpu_ns, b->cpu_ns);
+			T_EQ_INT(a->throttled_ns, b->throttled_ns);
+			T_EQ_INT(a->nr_throttled, b->nr_throttled);
+			T_EQ_INT(a->nr_periods, b->nr_periods);
+			T_EQ_INT(a->local_throttled_ns, b->local_throttled_ns);
+		}
+		/* the quotas did bite (the shortcut is for throttling) */
+		T_CHECK(ts_cg(s[0], "cpu", "/p/a")->nr_throttled > 10);
+		T_CHECK(ts_cg(s[0], "cpu", "/q")->nr_throttled > 10);
+	}
+	sim_free(s[0]);
+	sim_free(s[1]);
+}
+
 int main(void)
 {
 	T_RUN(test_equal_no_hierarchy);
@@ -394,5 +466,6 @@ int main(void)
 	T_RUN(test_nested_quota_pinned);
 	T_RUN(test_parent_cpu_stat);
 	T_RUN(test_idle_periods_not_counted);
+	T_RUN(test_shortcut_same_as_full);
 	return t_done();
 }
