@@ -788,7 +788,8 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 	if (dt <= 0)
 		return;
 	s->cpu_last = now;
-	icpu = hier_index(s, SIM_SS_CPU);
+	/* nothing runs (the bare event loop, idle spells): no lookup either */
+	icpu = st && st->nrun ? hier_index(s, SIM_SS_CPU) : -1;
 	for (i = 0; st && i < st->nrun; i++) {
 		struct sim_task *t = st->run[i];
 		struct sim_cg *cg;
