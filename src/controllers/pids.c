@@ -13,6 +13,9 @@
  *            pids.events ("max N") of the forking task's cgroup, not of the one whose
  *            limit was hit (6.18, v1). peak is the counter's watermark, which the
  *            rollback does not lower, so a child's peak can exceed an ancestor's max.
+ *   forced:  a fork that already happened on the host (ucg_task_forked) is refused
+ *            and counted as above, then charged past the limit and accepted: the
+ *            filesystem cannot undo a real fork, and must keep it where it was made.
  *   cancel:  another controller refused the fork: uncharge 1.
  *   release: uncharge 1 when the exited task is reaped, from the cgroup it exited in:
  *            as in the kernel (release_task), a zombie still counts in pids.current
@@ -90,7 +93,16 @@ static int pids_css_alloc(struct ucg_css *css, struct ucg_css *parent)
 
 static int pids_can_fork(struct ucg_task *child, struct ucg_css *css)
 {
-	return pids_try_charge(pids_of(css));
+	struct pids_css *p = pids_of(css);
+	int r = pids_try_charge(p);
+
+	/* A real fork the kernel allowed (ucg_task_forked): the refusal is counted in
+	 * pids.events above, but the task exists, so it is charged past the limit. */
+	if (r < 0 && child->fork_forced) {
+		pids_charge_forced(p);
+		return 0;
+	}
+	return r;
 }
 
 static void pids_cancel_fork(struct ucg_task *child, struct ucg_css *css)

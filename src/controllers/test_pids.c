@@ -210,6 +210,45 @@ static void test_fork_refused_leaves_nothing(void)
 	ucg_engine_free(e);
 }
 
+/* A fork that already happened on the host (the filesystem over real processes):
+ * placed where it was made in every hierarchy, charged past the limit at every
+ * level, counted in pids.events where a refusal would be; uncharged when reaped. */
+static void test_forced_fork(void)
+{
+	struct ucg_engine *e = fx_engine();
+	struct ucg_hierarchy *h = fx_mount(e, "pids");
+	struct ucg_hierarchy *f = fx_mount(e, "freezer");
+	struct ucg_task_info ti = tinfo(101, 101);
+
+	fx_proc(e, 100, 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/a/b"), 0);
+	T_EQ_INT(fx_mkdir(e, f, "/x"), 0);
+	T_EQ_INT(fx_write(e, f, "/x/cgroup.procs", "100"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/b/cgroup.procs", "100"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/pids.max", "1"), 0);
+	T_EQ_INT(do_fork(e, 100, 101), -EAGAIN);
+	T_EQ_STR(fx_read(e, h, "/a/b/pids.events"), "max 1\n");
+	T_EQ_INT(ucg_task_forked(e, 100, &ti), 0);
+	T_EQ_STR(fx_read(e, h, "/a/b/tasks"), "100\n101\n");
+	T_EQ_STR(fx_read(e, f, "/x/tasks"), "100\n101\n");
+	T_EQ_STR(fx_read(e, h, "/a/b/pids.current"), "2\n");
+	T_EQ_STR(fx_read(e, h, "/a/pids.current"), "2\n");
+	T_EQ_STR(fx_read(e, h, "/a/b/pids.events"), "max 2\n");
+	T_EQ_STR(fx_read(e, h, "/a/pids.events"), "max 0\n");
+	/* Still a limit for forks that ask. */
+	T_EQ_INT(do_fork(e, 101, 102), -EAGAIN);
+	T_EQ_INT(ucg_task_reap(e, 101), 0);
+	T_EQ_STR(fx_read(e, h, "/a/pids.current"), "1\n");
+	/* Under no limit it is an ordinary fork. */
+	T_EQ_INT(fx_write(e, h, "/a/pids.max", "max"), 0);
+	T_EQ_INT(ucg_task_forked(e, 100, &ti), 0);
+	T_EQ_STR(fx_read(e, h, "/a/b/pids.events"), "max 3\n");
+	T_EQ_STR(fx_read(e, h, "/a/pids.current"), "2\n");
+	T_EQ_INT(ucg_task_forked(e, 999, &ti), -ESRCH);
+	ucg_engine_free(e);
+}
+
 /* A zombie keeps its charge even after its cgroup and that cgroup's parent are
  * removed; the reap uncharges what is left of the tree. */
 static void test_zombie_outlives_cgroups(void)
@@ -275,6 +314,7 @@ int main(void)
 	T_RUN(test_hierarchy_events_peak);
 	T_RUN(test_migration_ignores_limit);
 	T_RUN(test_fork_refused_leaves_nothing);
+	T_RUN(test_forced_fork);
 	T_RUN(test_zombie_outlives_cgroups);
 	T_RUN(test_alloc_failure);
 	return t_done();

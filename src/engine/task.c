@@ -195,7 +195,8 @@ static void for_each_bound_css(struct ucg_engine *e, struct ucg_task *t, struct 
 	}
 }
 
-int ucg_task_fork(struct ucg_engine *e, int parent_tid, const struct ucg_task_info *child)
+static int task_fork(struct ucg_engine *e, int parent_tid, const struct ucg_task_info *child,
+		     int forced)
 {
 	struct ucg_task *parent = ucg_task_find(e, parent_tid), *t;
 	struct ucg_task probe;
@@ -210,6 +211,7 @@ int ucg_task_fork(struct ucg_engine *e, int parent_tid, const struct ucg_task_in
 	cs = parent->cset ? parent->cset : e->empty_cset;
 	memset(&probe, 0, sizeof(probe));
 	probe.info = *child;
+	probe.fork_forced = forced ? 1 : 0;
 	r = fork_check(e, &probe, cs, 0, 0);
 	if (r < 0)
 		return r;
@@ -225,6 +227,16 @@ int ucg_task_fork(struct ucg_engine *e, int parent_tid, const struct ucg_task_in
 		if (ucg_css_set_cgroup(cs, h) != h->root)
 			notify_moved(e, t, h);
 	return 0;
+}
+
+int ucg_task_fork(struct ucg_engine *e, int parent_tid, const struct ucg_task_info *child)
+{
+	return task_fork(e, parent_tid, child, 0);
+}
+
+int ucg_task_forked(struct ucg_engine *e, int parent_tid, const struct ucg_task_info *child)
+{
+	return task_fork(e, parent_tid, child, 1);
 }
 
 int ucg_task_exit(struct ucg_engine *e, int tid)

@@ -138,6 +138,9 @@ struct ucg_task {
 	 * provider reported it stopped (the kernel's frozen task state). */
 	unsigned freeze_requested : 1;
 	unsigned freeze_stopped : 1;
+	/* set on the probe of a fork that already happened (ucg_task_forked): a
+	 * can_fork may count its refusal but must charge and accept */
+	unsigned fork_forced : 1;
 };
 
 struct ucg_release_req {

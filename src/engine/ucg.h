@@ -163,6 +163,12 @@ int ucg_task_add(struct ucg_engine *e, const struct ucg_task_info *info);
 /* parent_tid created child: the child starts in its creator's cgroups in every
  * hierarchy. A controller may refuse (pids: -EAGAIN); then nothing is added. */
 int ucg_task_fork(struct ucg_engine *e, int parent_tid, const struct ucg_task_info *child);
+/* A fork that has already happened (a front end over real processes, where the
+ * kernel allowed it): placed as ucg_task_fork places it, but no controller may refuse
+ * it. A limit it passes is counted where the refusal would have been (pids.events)
+ * and charged anyway, as a migration past the limit is, so membership stays exact
+ * and the policy shows it was exceeded. */
+int ucg_task_forked(struct ucg_engine *e, int parent_tid, const struct ucg_task_info *child);
 /* The thread exited: it stops being a member (it stays as a zombie until reaped). */
 int ucg_task_exit(struct ucg_engine *e, int tid);
 /* The zombie is gone; the tid may be reused. Reaping a live task exits it first. */

@@ -8,7 +8,7 @@
  * write is resolved: the kernel queues the fork event before fork() returns in the
  * parent.
  *
- *   fork  -> ucg_task_fork(creator, child): the child starts in its creator's
+ *   fork  -> ucg_task_forked(creator, child): the child starts in its creator's
  *            cgroups (a new process: its parent; a new thread: its process's
  *            leader, see on_fork). Its start time is read from /proc/TID/stat; a
  *            child already gone is added and ended at once. Credentials are the
@@ -621,7 +621,7 @@ static void task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task
 	int r = -ESRCH;
 
 	if (creator)
-		r = ucg_task_fork(e, creator, info);
+		r = ucg_task_forked(e, creator, info);
 	if (r < 0)
 		r = ucg_task_add(e, info);
 	if (r < 0)
@@ -900,7 +900,7 @@ static void on_fork(struct ucg_host *h, struct ucg_engine *e, const struct proc_
 	info.tgid = tgid;
 	info.flags = 0;
 	info.start_time = start;
-	r = ucg_task_fork(e, creator, &info);
+	r = ucg_task_forked(e, creator, &info);
 	if (r < 0)
 		r = ucg_task_add(e, &info);
 	if (r < 0)
@@ -958,7 +958,7 @@ static void leader_taken_over(struct ucg_host *h, struct ucg_engine *e, int tgid
 			h->early[i] = 0;
 	if (h->state[tgid] != TS_UNKNOWN)
 		forget(h, e, tgid);
-	if (ucg_task_fork(e, execer, &info) == 0 || ucg_task_add(e, &info) == 0) {
+	if (ucg_task_forked(e, execer, &info) == 0 || ucg_task_add(e, &info) == 0) {
 		set_alive(h, tgid, tgid);
 	}
 	ucg_task_exit(e, execer);

@@ -86,6 +86,22 @@ ts=[threading.Thread(target=time.sleep,args=(300,),daemon=True) for _ in range(4
 	kill $PY; wait $PY 2>/dev/null
 	sleep 0.1
 	check "pids.current after exit" "$(cat $P/pp/pids.current)" "0"
+	# pids.max is policy on real processes: a fork past it (which the kernel allowed)
+	# stays where it was made, is charged and counted in pids.events.
+	mkdir $P/lim; echo 1 > $P/lim/pids.max
+	spawn bash -c 'until grep -qx $$ "$0/cgroup.procs"; do sleep 0.01; done
+		sleep 300 & echo $! > "$1"; wait' $P/lim "$SCRATCH/limchild"; SH=$LAST
+	echo $SH > $P/lim/cgroup.procs
+	for i in $(seq 200); do [ -s "$SCRATCH/limchild" ] && break; sleep 0.02; done
+	LC=$(cat "$SCRATCH/limchild" 2>/dev/null)
+	check "fork past pids.max stays in its cgroup" "$(grep -cx "$LC" $P/lim/cgroup.procs)" "1"
+	# The shell's own grep children were forked past the limit too: pids.current
+	# counts whatever really lives there (polled: the last grep's exit event).
+	for i in $(seq 100); do [ "$(cat $P/lim/pids.current)" = "$(wc -l < $P/lim/tasks)" ] && break; sleep 0.02; done
+	check "fork past pids.max is charged" "$(cat $P/lim/pids.current)" "$(wc -l < $P/lim/tasks)"
+	check "over the limit" "$([ "$(cat $P/lim/pids.current)" -ge 2 ] && echo yes)" "yes"
+	check "fork past pids.max is counted" "$(awk '$2 >= 1 {print "yes"}' $P/lim/pids.events)" "yes"
+	kill $LC $SH 2>/dev/null; wait $SH 2>/dev/null
 else
 	SKIP=$((SKIP + 1)); echo "SKIP pids: no pids controller"
 fi
