@@ -1,10 +1,10 @@
 /* tests/fuzz/fuzz_blkio.c — writes of arbitrary bytes to every blkio.* file
- * (driver: fuzz_ctl_b.h). The stat blocks may gain a device on a refused write (the
+ * (driver: fuzz_ctl.h). The stat blocks may gain a device on a refused write (the
  * kernel makes a device's state before it parses the value), so they are not part of
  * the no-trace check; the rule files are. */
 #include "controllers/charge.h"
 #include "fuzz.h"
-#include "fuzz_ctl_b.h"
+#include "fuzz_ctl.h"
 
 static const char *const blkio_files[] = {
 	"blkio.bfq.weight", "blkio.bfq.weight_device", "blkio.bfq.io_service_bytes",
@@ -31,7 +31,12 @@ static void prep(struct ucg_engine *e, struct ucg_hierarchy *h)
 
 int ucg_fuzz_blkio(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = { "blkio", blkio_files, volatile_files, prep };
+	static const struct fz_spec spec = {
+		.mount = "blkio",
+		.files = blkio_files,
+		.volatile_files = volatile_files,
+		.charge = prep,
+	};
 
 	return fz_run(&spec, data, size);
 }

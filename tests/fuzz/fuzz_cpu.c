@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_cpu.c — writes of arbitrary bytes to every cpu file
- * (driver: fuzz_ctl_a.h). The root refuses CFS writes; RT writes go through the tree check. */
+ * (driver: fuzz_ctl.h). The root refuses CFS writes; RT writes go through the tree check. */
 #include "fuzz.h"
-#include "fuzz_ctl_a.h"
+#include "fuzz_ctl.h"
 
 static const char *const files[] = { "cpu.shares", "cpu.idle", "cpu.cfs_quota_us", "cpu.cfs_period_us",
 				     "cpu.cfs_burst_us", "cpu.stat", "cpu.stat.local",
@@ -9,9 +9,14 @@ static const char *const files[] = { "cpu.shares", "cpu.idle", "cpu.cfs_quota_us
 
 int ucg_fuzz_cpu(const uint8_t *data, size_t size)
 {
-	static const struct fza_spec spec = { "cpu", files, NULL, NULL };
+	static const struct fz_spec spec = {
+		.mount = "cpu",
+		.files = files,
+		.nr_cpus = 4,
+		.nr_mems = 2,
+	};
 
-	return fza_run(&spec, data, size);
+	return fz_run(&spec, data, size);
 }
 
 #ifndef UCG_FUZZ_NO_ENTRY

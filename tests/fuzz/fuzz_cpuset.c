@@ -1,9 +1,9 @@
 /* tests/fuzz/fuzz_cpuset.c — writes of arbitrary bytes to every cpuset file
- * (driver: fuzz_ctl_a.h). /a has cpus 0-2 and mems 0-1, /a/b cpus 1 and mems 1 with a
+ * (driver: fuzz_ctl.h). /a has cpus 0-2 and mems 0-1, /a/b cpus 1 and mems 1 with a
  * task. Extra invariants: every child's cpus and mems are subsets of its parent's, and
  * the effective masks equal them (v1). */
 #include "fuzz.h"
-#include "fuzz_ctl_a.h"
+#include "fuzz_ctl.h"
 
 static const char *const cpuset_files[] = {
 	"cpuset.cpus", "cpuset.mems", "cpuset.effective_cpus", "cpuset.effective_mems",
@@ -50,15 +50,15 @@ static void check(struct ucg_engine *e, struct ucg_hierarchy *h)
 
 	for (i = 0; i < 2; i++) {
 		snprintf(pa, sizeof(pa), "/cpuset.%s", f[i]);
-		fza_read(e, h, pa, p, sizeof(p));
+		fz_read(e, h, pa, p, sizeof(p));
 		snprintf(ch, sizeof(ch), "/a/cpuset.%s", f[i]);
-		fza_read(e, h, ch, c, sizeof(c));
+		fz_read(e, h, ch, c, sizeof(c));
 		snprintf(ce, sizeof(ce), "/a/cpuset.effective_%s", f[i]);
-		fza_read(e, h, ce, ef, sizeof(ef));
+		fz_read(e, h, ce, ef, sizeof(ef));
 		if ((mask_of(c) & ~mask_of(p)) || strcmp(c, ef))
 			abort();
 		snprintf(pa, sizeof(pa), "/a/b/cpuset.%s", f[i]);
-		fza_read(e, h, pa, p, sizeof(p));
+		fz_read(e, h, pa, p, sizeof(p));
 		if (mask_of(p) & ~mask_of(c))
 			abort();
 		if (!mask_of(p))
@@ -68,9 +68,16 @@ static void check(struct ucg_engine *e, struct ucg_hierarchy *h)
 
 int ucg_fuzz_cpuset(const uint8_t *data, size_t size)
 {
-	static const struct fza_spec spec = { "cpuset", cpuset_files, prep, check };
+	static const struct fz_spec spec = {
+		.mount = "cpuset",
+		.files = cpuset_files,
+		.setup = prep,
+		.check = check,
+		.nr_cpus = 4,
+		.nr_mems = 2,
+	};
 
-	return fza_run(&spec, data, size);
+	return fz_run(&spec, data, size);
 }
 
 #ifndef UCG_FUZZ_NO_ENTRY

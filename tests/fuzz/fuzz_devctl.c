@@ -1,9 +1,9 @@
 /* tests/fuzz/fuzz_devctl.c — writes of arbitrary bytes to devices.allow/deny/list
- * through the engine (driver: fuzz_ctl_b.h): the controller's walk and propagation
+ * through the engine (driver: fuzz_ctl.h): the controller's walk and propagation
  * over a three-level tree, where fuzz_devices.c fuzzes the rule parser and algebra
  * alone. /a is deny-all with a few exceptions, /a/b a copy. */
 #include "fuzz.h"
-#include "fuzz_ctl_b.h"
+#include "fuzz_ctl.h"
 
 static const char *const devices_files[] = { "devices.allow", "devices.deny", "devices.list",
 					      NULL };
@@ -27,7 +27,11 @@ static void prep(struct ucg_engine *e, struct ucg_hierarchy *h)
 
 int ucg_fuzz_devctl(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = { "devices", devices_files, NULL, prep };
+	static const struct fz_spec spec = {
+		.mount = "devices",
+		.files = devices_files,
+		.charge = prep,
+	};
 
 	return fz_run(&spec, data, size);
 }

@@ -1,15 +1,20 @@
 /* tests/fuzz/fuzz_freezer.c — writes of arbitrary bytes to every freezer file
- * (driver: fuzz_ctl_a.h). The root has no files (ENOENT). */
+ * (driver: fuzz_ctl.h). The root has no files (ENOENT). */
 #include "fuzz.h"
-#include "fuzz_ctl_a.h"
+#include "fuzz_ctl.h"
 
 static const char *const files[] = { "freezer.state", "freezer.self_freezing", "freezer.parent_freezing", NULL };
 
 int ucg_fuzz_freezer(const uint8_t *data, size_t size)
 {
-	static const struct fza_spec spec = { "freezer", files, NULL, NULL };
+	static const struct fz_spec spec = {
+		.mount = "freezer",
+		.files = files,
+		.nr_cpus = 4,
+		.nr_mems = 2,
+	};
 
-	return fza_run(&spec, data, size);
+	return fz_run(&spec, data, size);
 }
 
 #ifndef UCG_FUZZ_NO_ENTRY

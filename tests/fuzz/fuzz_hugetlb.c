@@ -1,9 +1,9 @@
 /* tests/fuzz/fuzz_hugetlb.c — writes of arbitrary bytes to every hugetlb.* file
- * (driver: fuzz_ctl_b.h). /a/b holds one 2MB page and one 2MB reservation, so limits
+ * (driver: fuzz_ctl.h). /a/b holds one 2MB page and one 2MB reservation, so limits
  * can meet EBUSY. */
 #include "controllers/charge.h"
 #include "fuzz.h"
-#include "fuzz_ctl_b.h"
+#include "fuzz_ctl.h"
 
 #define HFILES(S)                                                                              \
 	"hugetlb." S ".limit_in_bytes", "hugetlb." S ".usage_in_bytes",                        \
@@ -23,7 +23,11 @@ static void prep(struct ucg_engine *e, struct ucg_hierarchy *h)
 
 int ucg_fuzz_hugetlb(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = { "hugetlb", hugetlb_files, NULL, prep };
+	static const struct fz_spec spec = {
+		.mount = "hugetlb",
+		.files = hugetlb_files,
+		.charge = prep,
+	};
 
 	return fz_run(&spec, data, size);
 }

@@ -1,9 +1,9 @@
 /* tests/fuzz/fuzz_memory.c — writes of arbitrary bytes to every memory.* file
- * (driver: fuzz_ctl_b.h). /a/b holds 5 anonymous pages, so limit writes can meet
+ * (driver: fuzz_ctl.h). /a/b holds 5 anonymous pages, so limit writes can meet
  * EBUSY; with no page cache a refused limit reclaims nothing and must leave no trace. */
 #include "controllers/charge.h"
 #include "fuzz.h"
-#include "fuzz_ctl_b.h"
+#include "fuzz_ctl.h"
 
 static const char *const memory_files[] = {
 	"memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.limit_in_bytes",
@@ -26,7 +26,11 @@ static void prep(struct ucg_engine *e, struct ucg_hierarchy *h)
 
 int ucg_fuzz_memory(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = { "memory", memory_files, NULL, prep };
+	static const struct fz_spec spec = {
+		.mount = "memory",
+		.files = memory_files,
+		.charge = prep,
+	};
 
 	return fz_run(&spec, data, size);
 }

@@ -1,15 +1,20 @@
 /* tests/fuzz/fuzz_net_cls.c — writes of arbitrary bytes to every net_cls file
- * (driver: fuzz_ctl_a.h). U64 truncated to 32 bits. */
+ * (driver: fuzz_ctl.h). U64 truncated to 32 bits. */
 #include "fuzz.h"
-#include "fuzz_ctl_a.h"
+#include "fuzz_ctl.h"
 
 static const char *const files[] = { "net_cls.classid", NULL };
 
 int ucg_fuzz_net_cls(const uint8_t *data, size_t size)
 {
-	static const struct fza_spec spec = { "net_cls", files, NULL, NULL };
+	static const struct fz_spec spec = {
+		.mount = "net_cls",
+		.files = files,
+		.nr_cpus = 4,
+		.nr_mems = 2,
+	};
 
-	return fza_run(&spec, data, size);
+	return fz_run(&spec, data, size);
 }
 
 #ifndef UCG_FUZZ_NO_ENTRY

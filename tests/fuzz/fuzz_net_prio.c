@@ -1,15 +1,20 @@
 /* tests/fuzz/fuzz_net_prio.c — writes of arbitrary bytes to every net_prio file
- * (driver: fuzz_ctl_a.h). The sscanf("%16s %u") grammar of ifpriomap. */
+ * (driver: fuzz_ctl.h). The sscanf("%16s %u") grammar of ifpriomap. */
 #include "fuzz.h"
-#include "fuzz_ctl_a.h"
+#include "fuzz_ctl.h"
 
 static const char *const files[] = { "net_prio.ifpriomap", "net_prio.prioidx", NULL };
 
 int ucg_fuzz_net_prio(const uint8_t *data, size_t size)
 {
-	static const struct fza_spec spec = { "net_prio", files, NULL, NULL };
+	static const struct fz_spec spec = {
+		.mount = "net_prio",
+		.files = files,
+		.nr_cpus = 4,
+		.nr_mems = 2,
+	};
 
-	return fza_run(&spec, data, size);
+	return fz_run(&spec, data, size);
 }
 
 #ifndef UCG_FUZZ_NO_ENTRY
