@@ -18,6 +18,7 @@
 #include "controllers/charge.h"
 #include "engine/ucg.h"
 #include "harness.h"
+#include "kdiff.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -80,51 +81,22 @@ static void kpath(char *out, size_t n, const char *p)
 static int k_write(const char *path, const char *data, size_t len)
 {
 	char p[512];
-	int fd, r = 0;
 
 	kpath(p, sizeof(p), path);
-	fd = open(p, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, data, len) < 0)
-		r = -errno;
-	close(fd);
-	return r;
+	return kdiff_write(p, data, len);
 }
 
 static void k_read(const char *path, char *out, size_t n)
 {
 	char p[512];
-	ssize_t got;
-	int fd;
 
 	kpath(p, sizeof(p), path);
-	fd = open(p, O_RDONLY);
-	if (fd < 0) {
-		snprintf(out, n, "<errno %d>", errno);
-		return;
-	}
-	got = read(fd, out, n - 1);
-	if (got < 0)
-		snprintf(out, n, "<errno %d>", errno);
-	else
-		out[got] = '\0';
-	close(fd);
+	kdiff_read(p, out, n);
 }
 
 static void e_read(const char *path, char *out, size_t n)
 {
-	struct ucg_cred c = ucg_cred_root();
-	struct ucg_buf b;
-	int r;
-
-	ucg_buf_init(&b);
-	r = ucg_fs_read_all(eng, eh, path, &c, &b);
-	if (r < 0)
-		snprintf(out, n, "<errno %d>", -r);
-	else
-		snprintf(out, n, "%s", b.data ? b.data : "");
-	ucg_buf_fini(&b);
+	kdiff_e_read(eng, eh, path, out, n);
 }
 
 /* "/S" at the start of a path is the scratch directory; "$N" the pid of child N;
@@ -751,17 +723,13 @@ static void test_cpuset(void)
 static void tmp_case(const char *opts, const char *const *script, size_t n,
 		     const char *const *dirs, size_t nd)
 {
-	int before = mismatches;
+	int before = mismatches, r;
 
 	snprintf(kroot, sizeof(kroot), "/tmp/ucg-probe-A-%d", (int)getpid());
-	if (mkdir(kroot, 0755) < 0 && errno != EEXIST) {
-		printf("SKIP %s: cannot create %s\n", t_state.case_name, kroot);
-		t_state.case_skipped = 1;
-		return;
-	}
-	if (mount("cgroup", kroot, "cgroup", 0, opts) < 0) {
-		printf("SKIP %s: cannot mount -o %s (%s)\n", t_state.case_name, opts, strerror(errno));
-		rmdir(kroot);
+	r = kdiff_mount(kroot, opts);
+	if (r < 0) {
+		printf("SKIP %s: cannot mount -o %s at %s (%s)\n", t_state.case_name, opts, kroot,
+		       strerror(-r));
 		t_state.case_skipped = 1;
 		return;
 	}
@@ -770,8 +738,7 @@ static void tmp_case(const char *opts, const char *const *script, size_t n,
 		run(script, n);
 		teardown(dirs, nd);
 	}
-	umount2(kroot, 0);
-	rmdir(kroot);
+	kdiff_unmount(kroot);
 	printf("# %s: %zu lines, %d mismatches\n", opts, n, mismatches - before);
 }
 
@@ -791,11 +758,11 @@ static void test_perf_event(void)
 
 int main(void)
 {
+	const char *why;
 	int i;
 
-	if (geteuid() != 0 || access("/proc/cgroups", R_OK) != 0) {
-		printf("SKIP kernel differential tests (controllers A): %s\n",
-		       geteuid() ? "needs root" : "no cgroup v1 in this kernel");
+	if (!kdiff_have_v1(&why)) {
+		printf("SKIP kernel differential tests (controllers A): %s\n", why);
 		printf("RESULT passed=0 failed=0 skipped=7\n");
 		return 77;
 	}

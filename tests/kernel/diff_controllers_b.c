@@ -17,6 +17,7 @@
 #include "controllers/charge.h"
 #include "engine/ucg.h"
 #include "harness.h"
+#include "kdiff.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -46,38 +47,17 @@ struct side {
 static int k_write(const char *dir, const char *file, const char *data, size_t len)
 {
 	char p[512];
-	int fd, r = 0;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, file);
-	fd = open(p, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, data, len) < 0)
-		r = -errno;
-	close(fd);
-	return r;
+	return kdiff_write(p, data, len);
 }
 
 static void k_read(const char *dir, const char *file, char *out, size_t n)
 {
 	char p[512];
-	size_t got = 0;
-	ssize_t r;
-	int fd;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, file);
-	fd = open(p, O_RDONLY);
-	if (fd < 0) {
-		snprintf(out, n, "<errno %d>", errno);
-		return;
-	}
-	while (got < n - 1 && (r = read(fd, out + got, n - 1 - got)) > 0)
-		got += (size_t)r;
-	if (r < 0)
-		snprintf(out, n, "<errno %d>", errno);
-	else
-		out[got] = '\0';
-	close(fd);
+	kdiff_read(p, out, n);
 }
 
 /* ---- engine side ---------------------------------------------------------------------- */
@@ -93,19 +73,10 @@ static int e_write(struct side *s, const char *file, const char *data, size_t le
 
 static void e_read(struct side *s, const char *file, char *out, size_t n)
 {
-	struct ucg_cred root = ucg_cred_root();
-	struct ucg_buf b;
 	char p[256];
-	int r;
 
 	snprintf(p, sizeof(p), "%s/%s", s->edir, file);
-	ucg_buf_init(&b);
-	r = ucg_fs_read_all(s->e, s->h, p, &root, &b);
-	if (r < 0)
-		snprintf(out, n, "<errno %d>", -r);
-	else
-		snprintf(out, n, "%s", b.data ? b.data : "");
-	ucg_buf_fini(&b);
+	kdiff_e_read(s->e, s->h, p, out, n);
 }
 
 /* ---- comparison ----------------------------------------------------------------------- */
@@ -423,16 +394,17 @@ static void run_hugetlb(void)
 	struct side s;
 	size_t i;
 	struct stat st;
+	int r;
 
 	if (stat("/sys/kernel/mm/hugepages/hugepages-2048kB", &st) < 0) {
 		printf("SKIP hugetlb: no 2MB huge pages on this machine\n");
 		return;
 	}
 	snprintf(hugetlb_mnt, sizeof(hugetlb_mnt), "/tmp/ucg-probe-%s", uniq);
-	if (mkdir(hugetlb_mnt, 0755) < 0 || mount("cgroup", hugetlb_mnt, "cgroup", 0, "hugetlb") < 0) {
+	r = kdiff_mount(hugetlb_mnt, "hugetlb");
+	if (r < 0) {
 		printf("SKIP hugetlb: cannot mount the hugetlb hierarchy at %s: %s\n", hugetlb_mnt,
-		       strerror(errno));
-		rmdir(hugetlb_mnt);
+		       strerror(-r));
 		return;
 	}
 	hugetlb_mounted = 1;
@@ -459,8 +431,7 @@ static void run_hugetlb(void)
 	}
 out:
 	side_close(&s);
-	umount(hugetlb_mnt);
-	rmdir(hugetlb_mnt);
+	kdiff_unmount(hugetlb_mnt);
 	hugetlb_mounted = 0;
 }
 
@@ -575,12 +546,10 @@ out:
 
 int main(void)
 {
-	if (geteuid() != 0) {
-		printf("SKIP diff_controllers_b: needs root\n");
-		return 77;
-	}
-	if (access("/proc/cgroups", R_OK) != 0) {
-		printf("SKIP diff_controllers_b: no /proc/cgroups (cgroup v1 not in this kernel)\n");
+	const char *why;
+
+	if (!kdiff_have_v1(&why)) {
+		printf("SKIP diff_controllers_b: %s\n", why);
 		return 77;
 	}
 	snprintf(uniq, sizeof(uniq), "ucgdiffb%d", (int)getpid());

@@ -13,6 +13,7 @@
  */
 #include "engine/ucg.h"
 #include "harness.h"
+#include "kdiff.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -34,19 +35,6 @@ static char mnt[64];
 static char hname[64];
 static pid_t child[NCHILD];
 static int mounted;
-
-static int have_cgroup_v1(const char **why)
-{
-	if (geteuid() != 0) {
-		*why = "needs root";
-		return 0;
-	}
-	if (access("/proc/cgroups", R_OK) != 0) {
-		*why = "no /proc/cgroups (cgroup v1 not in this kernel)";
-		return 0;
-	}
-	return 1;
-}
 
 /* ---- the kernel side ---------------------------------------------------------------- */
 
@@ -80,16 +68,9 @@ static int as_user(unsigned uid, int (*fn)(const char *, const char *, size_t), 
 static int k_write(const char *path, const char *data, size_t len)
 {
 	char p[4200];
-	int fd, r = 0;
 
 	kpath(p, sizeof(p), path);
-	fd = open(p, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, data, len) < 0)
-		r = -errno;
-	close(fd);
-	return r;
+	return kdiff_write(p, data, len);
 }
 
 static int k_mkdir(const char *path, const char *data, size_t len)
@@ -120,21 +101,9 @@ static int k_rename(const char *path, const char *to, size_t len)
 static void k_read(const char *path, char *out, size_t n)
 {
 	char p[4200];
-	ssize_t got;
-	int fd;
 
 	kpath(p, sizeof(p), path);
-	fd = open(p, O_RDONLY);
-	if (fd < 0) {
-		snprintf(out, n, "<errno %d>", errno);
-		return;
-	}
-	got = read(fd, out, n - 1);
-	if (got < 0)
-		snprintf(out, n, "<errno %d>", errno);
-	else
-		out[got] = '\0';
-	close(fd);
+	kdiff_read(p, out, n);
 }
 
 static void k_stat(const char *path, char *out, size_t n)
@@ -162,17 +131,7 @@ static struct ucg_cred cred_for(unsigned uid)
 
 static void e_read(const char *path, char *out, size_t n)
 {
-	struct ucg_cred c = ucg_cred_root();
-	struct ucg_buf b;
-	int r;
-
-	ucg_buf_init(&b);
-	r = ucg_fs_read_all(eng, eh, path, &c, &b);
-	if (r < 0)
-		snprintf(out, n, "<errno %d>", -r);
-	else
-		snprintf(out, n, "%s", b.data ? b.data : "");
-	ucg_buf_fini(&b);
+	kdiff_e_read(eng, eh, path, out, n);
 }
 
 static void e_stat(const char *path, char *out, size_t n)
@@ -486,16 +445,12 @@ static void test_core_ops_match_kernel(void)
 
 	snprintf(hname, sizeof(hname), "ucgdiff%d", (int)getpid());
 	snprintf(mnt, sizeof(mnt), "/tmp/ucg-diff-%d", (int)getpid());
-	if (mkdir(mnt, 0755) < 0 && errno != EEXIST)
-		T_SKIP("cannot create a scratch mount point under /tmp");
 	{
 		char opts[96];
 
 		snprintf(opts, sizeof(opts), "none,name=%s", hname);
-		if (mount("cgroup", mnt, "cgroup", 0, opts) < 0) {
-			rmdir(mnt);
-			T_SKIP("cannot mount a scratch cgroup v1 hierarchy (no cgroup v1 here)");
-		}
+		if (kdiff_mount(mnt, opts) < 0)
+			T_SKIP("cannot mount a scratch cgroup v1 hierarchy under /tmp (no cgroup v1 here)");
 		mounted = 1;
 		T_EQ_INT(ucg_engine_new(NULL, &eng), 0);
 		T_EQ_INT(ucg_mount(eng, opts, &eh, &err), 0);
@@ -590,13 +545,10 @@ static void test_release_agent_matches_kernel(void)
 	fprintf(f, "#!/bin/sh\necho \"$1\" >> %s\n", log);
 	fclose(f);
 	chmod(agent, 0755);
-	if (mkdir(mnt, 0755) < 0 && errno != EEXIST)
-		T_SKIP("cannot create a scratch mount point under /tmp");
 	snprintf(opts, sizeof(opts), "none,name=%s,release_agent=%s", hname, agent);
-	if (mount("cgroup", mnt, "cgroup", 0, opts) < 0) {
-		rmdir(mnt);
+	if (kdiff_mount(mnt, opts) < 0) {
 		unlink(agent);
-		T_SKIP("cannot mount a scratch cgroup v1 hierarchy");
+		T_SKIP("cannot mount a scratch cgroup v1 hierarchy under /tmp");
 	}
 	mounted = 1;
 	T_EQ_INT(ucg_engine_new(NULL, &eng), 0);
@@ -714,7 +666,7 @@ int main(void)
 {
 	const char *why;
 
-	if (!have_cgroup_v1(&why)) {
+	if (!kdiff_have_v1(&why)) {
 		printf("SKIP kernel differential tests: %s\n", why);
 		printf("RESULT passed=0 failed=0 skipped=3\n");
 		return 77;

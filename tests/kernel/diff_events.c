@@ -18,6 +18,7 @@
 #include "controllers/charge.h"
 #include "fs/events.h"
 #include "harness.h"
+#include "kdiff.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,16 +66,9 @@ static const struct ucg_provider_ops ops = { .event_fds = prov_fds, .event_put =
 static int k_write(const char *dir, const char *file, const char *s)
 {
 	char p[512];
-	int fd, r = 0;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, file);
-	fd = open(p, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		r = -errno;
-	close(fd);
-	return r;
+	return kdiff_write(p, s, strlen(s));
 }
 
 static int e_write(const char *cg, const char *file, const char *s)
