@@ -513,30 +513,13 @@ static void test_v2_mode(void)
 
 static void test_alloc_failure(void)
 {
-	long n;
+	static const struct fx_step steps[] = {
+		{ "/a", NULL },
+		{ "/a/cpuset.cpus", "0" },
+		{ "/a/cpuset.cpu_exclusive", "1" },
+	};
 
-	for (n = 0; n < 300; n++) {
-		struct ucg_engine *e = NULL;
-		struct ucg_hierarchy *h = NULL;
-		struct ucg_cred root = ucg_cred_root();
-		int r;
-
-		ucg_alloc_fail_after(n);
-		r = ucg_engine_new(NULL, &e);
-		if (r == 0)
-			r = ucg_mount(e, "cpuset", &h, NULL);
-		if (r == 0)
-			r = ucg_fs_mkdir(e, h, "/a", 0755, &root);
-		if (r == 0)
-			r = ucg_fs_write_all(e, h, "/a/cpuset.cpus", &root, "0", 1);
-		if (r == 0)
-			r = ucg_fs_write_all(e, h, "/a/cpuset.cpu_exclusive", &root, "1", 1);
-		ucg_alloc_fail_after(-1);
-		T_CHECK(r == 0 || r == -ENOMEM);
-		ucg_engine_free(e);
-		if (r == 0)
-			break;
-	}
+	fx_alloc_sweep(300, "cpuset", steps, sizeof(steps) / sizeof(steps[0]));
 }
 
 /* The fmeter, by hand: each reclaim adds 1000 to cnt (at most 1000000); each second

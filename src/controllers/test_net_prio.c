@@ -105,26 +105,11 @@ static void test_copy_at_mkdir(void)
 
 static void test_alloc_failure(void)
 {
-	long n;
+	static const struct fx_step steps[] = {
+		{ "/a", NULL },
+	};
 
-	for (n = 0; n < 300; n++) {
-		struct ucg_engine *e = NULL;
-		struct ucg_hierarchy *h = NULL;
-		struct ucg_cred root = ucg_cred_root();
-		int r;
-
-		ucg_alloc_fail_after(n);
-		r = ucg_engine_new(NULL, &e);
-		if (r == 0)
-			r = ucg_mount(e, "net_prio,net_cls", &h, NULL);
-		if (r == 0)
-			r = ucg_fs_mkdir(e, h, "/a", 0755, &root);
-		ucg_alloc_fail_after(-1);
-		T_CHECK(r == 0 || r == -ENOMEM);
-		ucg_engine_free(e);
-		if (r == 0)
-			break;
-	}
+	fx_alloc_sweep(300, "net_prio,net_cls", steps, sizeof(steps) / sizeof(steps[0]));
 }
 
 int main(void)

@@ -281,29 +281,13 @@ static void test_zombie_outlives_cgroups(void)
 
 static void test_alloc_failure(void)
 {
-	long n;
+	static const struct fx_step steps[] = {
+		{ "/a", NULL },
+		{ "/a/pids.max", "5" },
+	};
 
 	/* Every allocation of mount + mkdir + write may fail cleanly. */
-	for (n = 0; n < 200; n++) {
-		struct ucg_engine *e = NULL;
-		struct ucg_hierarchy *h = NULL;
-		struct ucg_cred root = ucg_cred_root();
-		int r;
-
-		ucg_alloc_fail_after(n);
-		r = ucg_engine_new(NULL, &e);
-		if (r == 0)
-			r = ucg_mount(e, "pids", &h, NULL);
-		if (r == 0)
-			r = ucg_fs_mkdir(e, h, "/a", 0755, &root);
-		if (r == 0)
-			r = ucg_fs_write_all(e, h, "/a/pids.max", &root, "5", 1);
-		ucg_alloc_fail_after(-1);
-		T_CHECK(r == 0 || r == -ENOMEM);
-		ucg_engine_free(e);
-		if (r == 0)
-			break;
-	}
+	fx_alloc_sweep(200, "pids", steps, sizeof(steps) / sizeof(steps[0]));
 }
 
 int main(void)

@@ -113,4 +113,43 @@ static inline const char *fx_proc_cgroup(struct ucg_engine *e, int pid)
 	return out;
 }
 
+/* One step of fx_alloc_sweep: a mkdir of path (write NULL), or a write of the string
+ * write to path, as root. */
+struct fx_step {
+	const char *path;
+	const char *write;
+};
+
+/* Every allocation of "new engine, mount -o opts, the steps in order" may fail cleanly:
+ * for n = 0, 1, ... (fewer than max) the n-th allocation fails, and the first error
+ * must be -ENOMEM (or none), with the engine still freeable. Stops at the first n that
+ * fails nothing. */
+static inline void fx_alloc_sweep(long max, const char *opts, const struct fx_step *steps,
+				  size_t nsteps)
+{
+	long n;
+
+	for (n = 0; n < max; n++) {
+		struct ucg_engine *e = NULL;
+		struct ucg_hierarchy *h = NULL;
+		struct ucg_cred root = ucg_cred_root();
+		size_t i;
+		int r;
+
+		ucg_alloc_fail_after(n);
+		r = ucg_engine_new(NULL, &e);
+		if (r == 0)
+			r = ucg_mount(e, opts, &h, NULL);
+		for (i = 0; i < nsteps && r == 0; i++)
+			r = steps[i].write ? ucg_fs_write_all(e, h, steps[i].path, &root, steps[i].write,
+							      strlen(steps[i].write))
+					   : ucg_fs_mkdir(e, h, steps[i].path, 0755, &root);
+		ucg_alloc_fail_after(-1);
+		T_CHECK(r == 0 || r == -ENOMEM);
+		ucg_engine_free(e);
+		if (r == 0)
+			break;
+	}
+}
+
 #endif
