@@ -87,6 +87,15 @@ int ucg_memory_swap_out_path(struct ucg_engine *e, struct ucg_hierarchy *h, cons
 			     uint64_t pages);
 int ucg_memory_swap_free_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 			      uint64_t pages);
+/* vmpressure for a model that reclaims by itself: one reclaim round for the cgroup at
+ * path (the memcg whose limit refused; the root for global reclaim, as v1 reports
+ * only the reclaim target) looked at scanned LRU pages and freed reclaimed of them;
+ * fell_short: it freed less than it was asked, so the kernel's reclaim went down to
+ * priority 0 (vmpressure_prio: critical). Windows of 512 scanned pages signal
+ * memory.pressure_level: low below 60% not reclaimed, medium below 95%, critical.
+ * -EINVAL if reclaimed > scanned. */
+int ucg_memory_vmpressure(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			  uint64_t scanned, uint64_t reclaimed, bool fell_short);
 /* Counts page-fault events (memory.stat pgfault / pgmajfault) for task tid. */
 int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major);
 

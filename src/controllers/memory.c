@@ -41,14 +41,18 @@
  *
  * Event notification (cgroup.event_control, engine/event.c): usage thresholds on
  * memory.usage_in_bytes and memory.memsw.usage_in_bytes fire when usage crosses them
- * either way, in the charged cgroup and its ancestors; the kernel checks only every
- * 128 page events per CPU, the engine at every charge and uncharge. memory.oom_control
- * fires on every refused charge in the refusing cgroup and its descendants (and at
- * registration if under_oom is set). memory.pressure_level: each reclaim that drops
- * pages is "low" (clean cache reclaims at full efficiency here; anonymous pages are
- * never scanned without swap) and a refused charge is "critical", as the kernel's
- * vmpressure_prio() makes it; "medium" never arises in this model, and there is no
- * 512-page window. Levels and modes (default, hierarchy, local) follow vmpressure.
+ * either way, in the charged cgroup and its ancestors, checked as memcg1_check_events
+ * does: when the charged (or uncharged) cgroup's page events pass a target that then
+ * moves 128 events on (one CPU's counter). memory.oom_control fires on every refused
+ * charge in the refusing cgroup and its descendants (and at registration if
+ * under_oom is set). memory.pressure_level follows vmpressure: each reclaim round
+ * reports (pages scanned, pages reclaimed) for its target (the limit's cgroup; the
+ * root for global reclaim), windows of 512 scanned are rated low / medium (60%) /
+ * critical (95% not reclaimed), and a round that fell short adds the critical
+ * windows of vmpressure_prio(). Here only clean cache is reclaimed (every page
+ * scanned is freed); the simulator reports its own LRU scan
+ * (ucg_memory_vmpressure). Levels and modes (default, hierarchy, local) follow
+ * vmpressure_event(); the kernel's work item is run at once.
  */
 #include "base/kctype.h"
 #include "base/memparse.h"
@@ -134,10 +138,20 @@ struct memcg {
 	uint64_t pages[UCG_MEM_NR_KINDS]; /* pages charged here (not in descendants) */
 	uint64_t stat[NR_MEM_STAT];       /* local memory.stat values (pages or events) */
 	struct memcg *parent; /* NULL at the root; valid while this css is online */
+	/* vmpressure: pages scanned and reclaimed for this cgroup's reclaim since the
+	 * last 512-page window was evaluated (the kernel's tree_scanned/reclaimed) */
+	uint64_t vmp_scanned, vmp_reclaimed;
+	/* the threshold ratelimit: page events (pages charged plus uncharged) and the
+	 * count past which the next check happens (nr_page_events, targets[THRESH]);
+	 * one CPU's counters: the engine has no CPUs */
+	uint64_t nr_page_events, thresh_next;
 };
 
 /* Event notification (the section before the tables). */
 static void memcg_event_usage(struct memcg *m);
+static void memcg_check_events(struct memcg *m, uint64_t pages);
+static void memcg_vmpressure(struct memcg *m, uint64_t scanned, uint64_t reclaimed);
+static void memcg_vmpressure_prio(struct memcg *m);
 static void memcg_event_oom(struct memcg *over);
 static void memcg_event_pressure(struct memcg *m, int level);
 enum { PRESSURE_LOW, PRESSURE_MEDIUM, PRESSURE_CRITICAL };
@@ -225,7 +239,7 @@ static void memcg_uncharge_local(struct memcg *m, enum ucg_mem_kind kind, uint64
 	/* A waiter may now fit: the kernel wakes it and under_oom drops. */
 	for (it = m; it; it = it->parent)
 		it->under_oom = 0;
-	memcg_event_usage(m);
+	memcg_check_events(m, n);
 }
 
 /* Drops clean page cache in top's subtree, pre-order, until want pages are gone or
@@ -297,11 +311,15 @@ static int memcg_charge(struct memcg *m, enum ucg_mem_kind kind, uint64_t n,
 		return -EINVAL;
 	r = memcg_try_charge_once(m, kind, n, &over);
 	if (r < 0 && n <= over->memory.max && n <= over->memsw.max) {
-		reclaimed = memcg_reclaim(over, memcg_excess(over, n));
-		if (reclaimed) {
-			memcg_event_pressure(over, PRESSURE_LOW);
+		uint64_t want = memcg_excess(over, n);
+
+		reclaimed = memcg_reclaim(over, want);
+		/* only clean cache is scanned here, and each page scanned is freed */
+		memcg_vmpressure(over, reclaimed, reclaimed);
+		if (reclaimed < want)
+			memcg_vmpressure_prio(over); /* reclaim went down to priority 0 */
+		if (reclaimed)
 			r = memcg_try_charge_once(m, kind, n, &over);
-		}
 	}
 	if (res)
 		res->reclaimed = reclaimed;
@@ -316,13 +334,12 @@ static int memcg_charge(struct memcg *m, enum ucg_mem_kind kind, uint64_t n,
 			over->under_oom = 1;
 		else
 			over->oom_kill++; /* the front end kills the largest task of over */
-		memcg_event_pressure(over, PRESSURE_CRITICAL);
 		memcg_event_oom(over);
 		return r;
 	}
 	m->pages[kind] += n;
 	stat_add(m, kind, n, +1);
-	memcg_event_usage(m);
+	memcg_check_events(m, n);
 	return 0;
 }
 
@@ -713,7 +730,7 @@ int ucg_memory_try_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, co
 	}
 	m->pages[kind] += pages;
 	stat_add(m, kind, pages, +1);
-	memcg_event_usage(m); /* event notification */
+	memcg_check_events(m, pages); /* event notification */
 	return 0;
 }
 
@@ -752,7 +769,7 @@ int ucg_memory_oom_path(struct ucg_engine *e, struct ucg_hierarchy *h, const cha
 		m->under_oom = 1;
 	else
 		m->oom_kill++;
-	memcg_event_pressure(m, PRESSURE_CRITICAL); /* event notification */
+	/* pressure came from the reclaim rounds before (ucg_memory_vmpressure*) */
 	memcg_event_oom(m);
 	return m->oom_kill_disable;
 }
@@ -774,7 +791,7 @@ int ucg_memory_swap_out_path(struct ucg_engine *e, struct ucg_hierarchy *h, cons
 	m->stat[ST_PGPGOUT] += pages;
 	m->stat[ST_SWAP] += pages;
 	ucg_counter_uncharge(&m->memory, pages);
-	memcg_event_usage(m); /* event notification */
+	memcg_check_events(m, pages); /* memcg1_swapout counts the pages */
 	return 0;
 }
 
@@ -792,7 +809,7 @@ int ucg_memory_swap_free_path(struct ucg_engine *e, struct ucg_hierarchy *h, con
 	ucg_counter_uncharge(&m->memsw, pages);
 	for (it = m; it; it = it->parent)
 		it->under_oom = 0;
-	memcg_event_usage(m); /* event notification */
+	/* no threshold check: freeing a swap entry is no page event in the kernel */
 	return 0;
 }
 
@@ -887,6 +904,80 @@ static void memcg_event_pressure(struct memcg *m, int level)
 		signalled |= any;
 		ancestor = 1;
 	}
+}
+
+/* The kernel's memcg1_check_events(): thresholds are looked at only when the charged
+ * (or uncharged) cgroup's page events pass a target, which then moves 128 events on
+ * (THRESHOLDS_EVENTS_TARGET; "(long)(next - val) < 0": the check after one at v
+ * comes at v + 129). The first event of a new cgroup checks (targets start at 0). */
+#define THRESHOLDS_EVENTS_TARGET 128
+static void memcg_check_events(struct memcg *m, uint64_t pages)
+{
+	m->nr_page_events += pages;
+	if ((int64_t)(m->thresh_next - m->nr_page_events) >= 0)
+		return;
+	m->thresh_next = m->nr_page_events + THRESHOLDS_EVENTS_TARGET;
+	memcg_event_usage(m);
+}
+
+/* vmpressure (mm/vmpressure.c): a window of 512 pages scanned (SWAP_CLUSTER_MAX * 16)
+ * is rated 100 * (1 - reclaimed / scanned), in the kernel's integer steps: low below
+ * 60, medium below 95, critical from 95. */
+#define VMPRESSURE_WIN 512
+#define VMPRESSURE_CRITICAL_PRIO 3 /* ilog2(100 / 10) */
+static int vmpressure_level(uint64_t scanned, uint64_t reclaimed)
+{
+	uint64_t scale = scanned + reclaimed, pressure = 0;
+
+	if (reclaimed < scanned) {
+		pressure = scale - reclaimed * scale / scanned;
+		pressure = pressure * 100 / scale;
+	}
+	if (pressure >= 95)
+		return PRESSURE_CRITICAL;
+	if (pressure >= 60)
+		return PRESSURE_MEDIUM;
+	return PRESSURE_LOW;
+}
+
+/* vmpressure(tree = true) plus its work item, run at once: v1 only hears the
+ * reclaim target's subtree figures. Nothing scanned says nothing ("keep calm"). */
+static void memcg_vmpressure(struct memcg *m, uint64_t scanned, uint64_t reclaimed)
+{
+	if (!scanned)
+		return;
+	m->vmp_scanned += scanned;
+	m->vmp_reclaimed += reclaimed;
+	if (m->vmp_scanned < VMPRESSURE_WIN)
+		return;
+	scanned = m->vmp_scanned;
+	reclaimed = m->vmp_reclaimed;
+	m->vmp_scanned = m->vmp_reclaimed = 0;
+	memcg_event_pressure(m, vmpressure_level(scanned, reclaimed));
+}
+
+/* vmpressure_prio(): a reclaim that fell short went through priorities 3..0, each
+ * adding a window of nothing reclaimed; the kernel's work item (queued once) sees
+ * them together, so they are added at once and rated once. */
+static void memcg_vmpressure_prio(struct memcg *m)
+{
+	memcg_vmpressure(m, (VMPRESSURE_CRITICAL_PRIO + 1) * VMPRESSURE_WIN, 0);
+}
+
+int ucg_memory_vmpressure(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			  uint64_t scanned, uint64_t reclaimed, bool fell_short)
+{
+	struct memcg *m;
+	int r = path_memcg(e, h, path, &m);
+
+	if (r < 0)
+		return r;
+	if (reclaimed > scanned)
+		return -EINVAL;
+	memcg_vmpressure(m, scanned, reclaimed);
+	if (fell_short)
+		memcg_vmpressure_prio(m);
+	return 0;
 }
 
 /* page_counter_memparse(args, "-1"): "-1" is no limit, else memparse with nothing

@@ -200,10 +200,14 @@ static void test_file_and_errnos(void)
 	}
 }
 
-/* Thresholds signal on every crossing, either way, in the cgroup and its ancestors. */
+/* Thresholds signal on a crossing, either way, in the cgroup and its ancestors, but
+ * only when the charged cgroup's page events pass the kernel's ratelimit target:
+ * the first event checks, then the next check is at the first event past v + 128
+ * (a check at event v sets the target to v + 128). */
 static void test_thresholds(void)
 {
 	uint64_t n[64] = { 0 };
+	int i;
 
 	T_EQ_INT(ucg_event_register(e, h, "/a/memory.usage_in_bytes", "8k", 20), 0);
 	T_EQ_INT(ucg_event_register(e, h, "/a/memory.usage_in_bytes", "16k", 21), 0);
@@ -212,43 +216,60 @@ static void test_thresholds(void)
 	T_EQ_INT(ucg_event_register(e, h, "/a/memory.stat", "", 24), -EINVAL);
 	T_EQ_INT(ucg_event_register(e, h, "/q/memory.usage_in_bytes", "", 24), -ENOENT);
 
+	/* /a/b's event 1: checked */
 	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[23], 1); /* 4097 bytes is page 1: 4096 reaches it */
 	T_EQ_INT(n[20] + n[21] + n[22], 0);
+	/* events 2-3 cross 8k (memory) and 12k (memsw): not checked yet */
 	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 2, NULL), 0); /* 12k */
+	T_EQ_INT(drain(n, NULL), 0);
+	/* events 4-129: still not checked (129 - 129 is not past the target) */
+	for (i = 0; i < 63; i++) {
+		T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
+		T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 1), 0);
+	}
+	T_EQ_INT(drain(n, NULL), 0);
+	/* event 130 (8k now): checked; 8k is reached, memsw went past 12k and back
+	 * between checks, so 22 never hears it */
+	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 1), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[20], 1);
-	T_EQ_INT(n[22], 1);
-	T_EQ_INT(n[21], 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_FILE, 10, NULL), 0); /* 52k */
+	T_EQ_INT(n[21] + n[22], 0);
+	T_EQ_INT(n[23], 1);
+	/* /a's own counter: its event 1-10 checks /a and up (48k: 16k reached) */
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_FILE, 10, NULL), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[21], 1);
 	T_EQ_INT(n[20], 1);
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_FILE, 10), 0); /* 12k */
-	drain(n, NULL);
-	T_EQ_INT(n[21], 2);
-	T_EQ_INT(n[20], 1);
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 3), 0); /* 0 */
-	drain(n, NULL);
-	T_EQ_INT(n[20], 2);
-	T_EQ_INT(n[22], 2);
-	T_EQ_INT(n[23], 2);
+	/* events 11-20 at /a: back to 8k unnoticed */
+	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_FILE, 10), 0);
+	T_EQ_INT(drain(n, NULL), 0);
 	/* a new threshold below usage does not fire at registration */
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_ANON, 5, NULL), 0);
-	drain(n, NULL);
 	memset(n, 0, sizeof(n));
 	T_EQ_INT(ucg_event_register(e, h, "/a/memory.usage_in_bytes", "4k", 25), 0);
 	T_EQ_INT(drain(n, NULL), 0);
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_ANON, 5), 0);
+	/* /a's events 21-138 are not past its target (10 + 128); 140 is: 0 bytes now */
+	for (i = 0; i < 58; i++) {
+		T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_ANON, 1, NULL), 0);
+		T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_ANON, 1), 0);
+	}
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_ANON, 2, NULL), 0); /* 138 */
+	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 2), 0); /* /a/b's */
+	T_EQ_INT(drain(n, NULL), 0);
+	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_ANON, 2), 0); /* 140 */
 	drain(n, NULL);
 	T_EQ_INT(n[25], 1);
+	T_EQ_INT(n[20], 1);
+	T_EQ_INT(n[21], 1);
 }
 
-/* The simulator's charge loop (try_charge, oom, swap) fires the same events. */
+/* The simulator's charge loop (try_charge, oom, swap) counts page events the same;
+ * freeing swap is no page event. */
 static void test_charge_loop_paths(void)
 {
 	uint64_t n[64] = { 0 };
+	int i;
 
 	T_EQ_INT(ucg_event_register(e, h, "/a/memory.usage_in_bytes", "8k", 50), 0);
 	T_EQ_INT(ucg_event_register(e, h, "/a/memory.memsw.usage_in_bytes", "8k", 51), 0);
@@ -257,13 +278,17 @@ static void test_charge_loop_paths(void)
 	drain(n, NULL);
 	T_EQ_INT(n[50], 1);
 	T_EQ_INT(n[51], 1);
-	T_EQ_INT(ucg_memory_swap_out_path(e, h, "/a/b", 1), 0); /* memory down, memsw stays */
+	for (i = 0; i < 64; i++) { /* events 3-130: not past the target (2 + 128) */
+		T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
+		T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 1), 0);
+	}
+	T_EQ_INT(drain(n, NULL), 0);
+	T_EQ_INT(ucg_memory_swap_out_path(e, h, "/a/b", 1), 0); /* 131: memory 4k, memsw 8k */
 	drain(n, NULL);
 	T_EQ_INT(n[50], 2);
 	T_EQ_INT(n[51], 1);
-	T_EQ_INT(ucg_memory_swap_free_path(e, h, "/a/b", 1), 0);
-	drain(n, NULL);
-	T_EQ_INT(n[51], 2);
+	T_EQ_INT(ucg_memory_swap_free_path(e, h, "/a/b", 1), 0); /* memsw 4k, unchecked */
+	T_EQ_INT(drain(n, NULL), 0);
 	T_EQ_INT(ucg_memory_oom_path(e, h, "/a"), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[52], 1);
@@ -293,7 +318,8 @@ static void test_oom(void)
 	T_EQ_INT(n[34], 1);
 }
 
-/* Pressure: reclaim is "low", a refused charge "critical"; modes as vmpressure. */
+/* Pressure: 512-page windows rated as vmpressure_calc_level; levels and modes as
+ * vmpressure_event(). */
 static void test_pressure(void)
 {
 	uint64_t n[64] = { 0 };
@@ -305,28 +331,66 @@ static void test_pressure(void)
 	T_EQ_INT(ucg_event_register(e, h, "/a/memory.pressure_level", "low,local", 44), 0);
 	T_EQ_INT(ucg_event_register(e, h, "/memory.pressure_level", "medium,hierarchy", 45), 0);
 	T_EQ_INT(ucg_event_register(e, h, "/memory.pressure_level", "critical,hierarchy", 46), 0);
-	T_EQ_INT(fx_write(e, h, "/a/memory.limit_in_bytes", "8k"), 0);
-	/* file pages fill /a/b; more must reclaim them: /a is the reclaiming cgroup */
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_FILE, 2, NULL), 0);
+
+	/* 511 scanned is no window yet; 512 scanned, 256 reclaimed: 50% -> low at /a/b;
+	 * /a's default one is passed over (/a/b heard it), local is not /a/b's */
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 511, 255, false), 0);
 	T_EQ_INT(drain(n, NULL), 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 1, 1, false), 0);
 	drain(n, NULL);
-	/* low at /a: 42 (default), 43, 44 (local, own cgroup); nothing below /a; the
-	 * root's want medium or more */
-	T_EQ_INT(n[42], 1);
+	T_EQ_INT(n[40], 1);
 	T_EQ_INT(n[43], 1);
-	T_EQ_INT(n[44], 1);
-	T_EQ_INT(n[40] + n[41] + n[45] + n[46], 0);
+	T_EQ_INT(n[41] + n[42] + n[44] + n[45] + n[46], 0);
+	/* 512 / 20: 96% -> critical, every level at or below hears it */
 	memset(n, 0, sizeof(n));
-	/* anon reclaims the last file page (low), then nothing is left: critical at /a */
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 512, 20, false), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[40] + n[41] + n[43] + n[45] + n[46], 5);
+	T_EQ_INT(n[42] + n[44], 0);
+	/* 512 / 200: 60% (integer steps: 434 * 100 / 712) -> medium */
+	memset(n, 0, sizeof(n));
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 512, 200, false), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[40] + n[43] + n[45], 3);
+	T_EQ_INT(n[41] + n[42] + n[44] + n[46], 0);
+	/* 512 / 205: 59% -> low; 1000 / 50: 95% -> critical */
+	memset(n, 0, sizeof(n));
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 512, 205, false), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[40] + n[43], 2);
+	T_EQ_INT(n[45] + n[46], 0);
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 1000, 50, false), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[46], 1);
+	/* nothing scanned says nothing; reclaimed > scanned is refused */
+	memset(n, 0, sizeof(n));
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 0, 0, false), 0);
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 5, 6, false), -EINVAL);
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/q", 5, 5, false), -ENOENT);
+	T_EQ_INT(drain(n, NULL), 0);
+	/* a round that fell short, nothing scanned: vmpressure_prio's windows, critical */
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 0, 0, true), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[41], 1);
+	T_EQ_INT(n[46], 1);
+	/* at /a itself: the default and local ones of /a hear it, nothing below */
+	memset(n, 0, sizeof(n));
+	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a", 600, 0, false), 0);
+	drain(n, NULL);
+	T_EQ_INT(n[42] + n[43] + n[44] + n[45] + n[46], 5);
+	T_EQ_INT(n[40] + n[41], 0);
+
+	/* the engine's own charge: reclaiming clean cache scans 1 and frees 1 (no
+	 * window), a refused charge fell short: critical at /a */
+	memset(n, 0, sizeof(n));
+	T_EQ_INT(fx_write(e, h, "/a/memory.limit_in_bytes", "8k"), 0);
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_FILE, 2, NULL), 0);
 	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
+	T_EQ_INT(drain(n, NULL), 0);
 	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), -ENOMEM);
 	drain(n, NULL);
-	T_EQ_INT(n[42], 2);
-	T_EQ_INT(n[43], 2);
-	T_EQ_INT(n[44], 2);
-	T_EQ_INT(n[45], 1);
-	T_EQ_INT(n[46], 1);
+	T_EQ_INT(n[42] + n[43] + n[44] + n[45] + n[46], 5);
 	T_EQ_INT(n[40] + n[41], 0);
 	/* the same from /a/b's own limit: default at /a is passed over once /a/b hears it */
 	memset(n, 0, sizeof(n));

@@ -339,7 +339,8 @@ static uint64_t swap_out(struct sim *s, struct sim_cg *top, uint64_t want)
 static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, bool may_swap,
 			      bool *ret_wait)
 {
-	uint64_t done = 0;
+	struct sim_hier *mh = mem_hier(s);
+	uint64_t done = 0, scanned = 0, swapped;
 	uint32_t f, next;
 
 	*ret_wait = false;
@@ -349,13 +350,18 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 		next = fr->lru_next;
 		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top))
 			continue;
+		scanned++; /* dirty and under-writeback pages are scanned, not freed */
 		if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK))
 			continue;
 		evict(s, f, true);
 		done++;
 	}
-	if (done < want && may_swap)
-		done += swap_out(s, top, want - done);
+	if (done < want && may_swap) {
+		/* anon is scanned only where it can go (swappiness > 0, swap left) */
+		swapped = swap_out(s, top, want - done);
+		done += swapped;
+		scanned += swapped;
+	}
 	if (done < want) {
 		for (f = s->lru_head; f != SIM_NO_FRAME; f = next) {
 			struct sim_frame *fr = &s->frames[f];
@@ -372,6 +378,9 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 			}
 		}
 	}
+	/* memory.pressure_level: the round's efficiency, reported for its target */
+	if (mh)
+		ucg_memory_vmpressure(s->e, mh->h, top->path, scanned, done, done < want);
 	return done;
 }
 
@@ -523,13 +532,29 @@ static int memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kin
 	return r;
 }
 
+/* Global reclaim's vmpressure: v1 reports it for the root memcg only (shrink_node's
+ * target is the root; the per-memcg reports are cgroup2's). */
+static void global_vmpressure(struct sim *s, uint64_t scanned, uint64_t reclaimed,
+			      bool fell_short)
+{
+	struct sim_hier *mh = mem_hier(s);
+
+	if (mh && (scanned || fell_short))
+		ucg_memory_vmpressure(s->e, mh->h, "/", scanned, reclaimed, fell_short);
+}
+
 /* Makes room for n more pages in RAM; false when even OOM could not. */
 static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 {
+	/* pages scanned and freed; skipped holds the pages passed over before the last
+	 * victim: they stay at the LRU head and are counted as scanned once */
+	uint64_t scanned = 0, freed = 0, skipped = 0;
+
 	if (t && s->anon_used + s->cache_used + n > s->mem_pages) /* direct reclaim: cpuset fmeter */
 		ucg_cpuset_memory_pressure_bump(s->e, t->tid, (uint64_t)(s->now / SIM_SEC));
 	while (s->anon_used + s->cache_used + n > s->mem_pages) {
 		uint32_t f, victim = SIM_NO_FRAME;
+		uint64_t passed = 0;
 		size_t i;
 		bool soft = false;
 
@@ -546,8 +571,10 @@ static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 			struct sim_frame *fr = &s->frames[f];
 			struct sim_cg *cg;
 
-			if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK))
+			if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)) {
+				passed++;
 				continue;
+			}
 			if (!soft) {
 				victim = f;
 				break;
@@ -562,10 +589,18 @@ static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 			if (victim == SIM_NO_FRAME)
 				victim = f; /* fall back to the oldest clean page */
 		}
+		if (passed > skipped) {
+			scanned += passed - skipped;
+			skipped = passed;
+		}
 		if (victim != SIM_NO_FRAME) {
 			evict(s, victim, true);
+			scanned++;
+			freed++;
 			continue;
 		}
+		global_vmpressure(s, scanned, freed, true); /* nothing left: priority 0 */
+		scanned = freed = 0;
 		{
 			struct sim_task *big = largest_in(s, NULL);
 
@@ -576,6 +611,7 @@ static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 				return false;
 		}
 	}
+	global_vmpressure(s, scanned, freed, false);
 	return true;
 }
 
