@@ -4,30 +4,7 @@
 #include "controllers/charge.h"
 #include "test_fixture.h"
 
-static struct ucg_engine *e;
-static struct ucg_hierarchy *h;
-
-static void setup(void)
-{
-	e = fx_engine();
-	h = fx_mount(e, "blkio");
-}
-
-static void teardown(void)
-{
-	ucg_engine_free(e);
-	e = NULL;
-}
-
-static const char *rd(const char *path)
-{
-	return fx_read(e, h, path);
-}
-
-static int wr(const char *path, const char *s)
-{
-	return fx_write(e, h, path, s);
-}
+FX_ONE_MOUNT("blkio")
 
 static void test_files(void)
 {

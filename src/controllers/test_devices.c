@@ -4,20 +4,7 @@
 #include "controllers/devices_rules.h"
 #include "test_fixture.h"
 
-static struct ucg_engine *e;
-static struct ucg_hierarchy *h;
-
-static void setup(void)
-{
-	e = fx_engine();
-	h = fx_mount(e, "devices");
-}
-
-static void teardown(void)
-{
-	ucg_engine_free(e);
-	e = NULL;
-}
+FX_ONE_MOUNT("devices")
 
 static void test_files_and_defaults(void)
 {

@@ -5,30 +5,7 @@
 
 #define MEMMAX "9223372036854771712\n"
 
-static struct ucg_engine *e;
-static struct ucg_hierarchy *h;
-
-static void setup(void)
-{
-	e = fx_engine();
-	h = fx_mount(e, "memory");
-}
-
-static void teardown(void)
-{
-	ucg_engine_free(e);
-	e = NULL;
-}
-
-static const char *rd(const char *path)
-{
-	return fx_read(e, h, path);
-}
-
-static int wr(const char *path, const char *s)
-{
-	return fx_write(e, h, path, s);
-}
+FX_ONE_MOUNT("memory")
 
 static int charge(const char *path, enum ucg_mem_kind k, uint64_t pages)
 {

@@ -113,6 +113,32 @@ static inline const char *fx_proc_cgroup(struct ucg_engine *e, int pid)
 	return out;
 }
 
+/* For a test file whose cases each use one fresh engine with one hierarchy mounted
+ * with opts: defines the file's e and h, setup() (a new engine, the mount), teardown()
+ * (frees the engine) and rd(path) / wr(path, s) on them as root (marked unused: a
+ * file may read and write through fx_read / fx_write instead). */
+#define FX_ONE_MOUNT(opts)                                                             \
+	static struct ucg_engine *e;                                                   \
+	static struct ucg_hierarchy *h;                                                \
+	static void setup(void)                                                        \
+	{                                                                              \
+		e = fx_engine();                                                       \
+		h = fx_mount(e, (opts));                                               \
+	}                                                                              \
+	static void teardown(void)                                                     \
+	{                                                                              \
+		ucg_engine_free(e);                                                    \
+		e = NULL;                                                              \
+	}                                                                              \
+	__attribute__((unused)) static const char *rd(const char *path)                \
+	{                                                                              \
+		return fx_read(e, h, path);                                            \
+	}                                                                              \
+	__attribute__((unused)) static int wr(const char *path, const char *s)         \
+	{                                                                              \
+		return fx_write(e, h, path, s);                                        \
+	}
+
 /* One step of fx_alloc_sweep: a mkdir of path (write NULL), or a write of the string
  * write to path, as root. */
 struct fx_step {
