@@ -350,10 +350,17 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 		next = fr->lru_next;
 		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top))
 			continue;
-		scanned++; /* dirty and under-writeback pages are scanned, not freed */
-		if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK))
+		if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)) {
+			/* scanned, not freed; once: the kernel activates a dirty page
+			 * met by memcg reclaim (PG_reclaim), so it is not met again
+			 * round after round while it stays at the LRU head here */
+			if (!(fr->flags & SIM_PG_SCANNED))
+				scanned++;
+			fr->flags |= SIM_PG_SCANNED;
 			continue;
+		}
 		evict(s, f, true);
+		scanned++;
 		done++;
 	}
 	if (done < want && may_swap) {
@@ -378,8 +385,11 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 			}
 		}
 	}
-	/* memory.pressure_level: the round's efficiency, reported for its target */
-	if (mh)
+	/* memory.pressure_level: the round's efficiency, reported for its target. A
+	 * round that waits on writeback is not: the kernel's waits inside the scan and
+	 * then reclaims the pages it waited on, an efficiency this model does not see
+	 * (the round after the wait reports) */
+	if (mh && !*ret_wait)
 		ucg_memory_vmpressure(s->e, mh->h, top->path, scanned, done, done < want);
 	return done;
 }
@@ -1084,7 +1094,7 @@ void sim_writeback_done(struct sim *s, struct sim_req *r)
 
 		if (fr == SIM_NO_FRAME)
 			continue;
-		s->frames[fr].flags &= ~SIM_PG_WRITEBACK;
+		s->frames[fr].flags &= ~(SIM_PG_WRITEBACK | SIM_PG_SCANNED);
 		s->writeback--;
 	}
 	s->flush_inflight--;

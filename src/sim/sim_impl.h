@@ -226,6 +226,8 @@ struct sim_frame {
 #define SIM_PG_USED 0x1u
 #define SIM_PG_DIRTY 0x2u
 #define SIM_PG_WRITEBACK 0x4u
+#define SIM_PG_SCANNED 0x8u /* dirty or under writeback, already counted by memcg reclaim
+				 * (the kernel activates such pages: not rescanned soon) */
 
 /* A scenario command. */
 struct sim_cmd {

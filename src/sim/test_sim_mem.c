@@ -278,6 +278,44 @@ static void test_alloc_waits_on_writeback(void)
 	sim_free(s);
 }
 
+/* memory.pressure_level fed by the model's reclaim: clean cache reclaimed page for
+ * page rates low, one event per 512 pages scanned; a charge loop with nothing left to
+ * reclaim (anon, no swap) falls short each round: critical (vmpressure_prio); global
+ * reclaim reports to the root memcg only. */
+static void test_pressure_windows(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s = ts_run(
+		"memory 128M\ndevice sda 8:0 bps=1G\nfile f dev=sda\nfile g dev=sda\n"
+		"mount -o memory mem\nmkdir mem/a\necho 64M > mem/a/memory.limit_in_bytes\n"
+		"notify mem/a/memory.pressure_level low,local\n"      /* line 8 */
+		"notify mem/a/memory.pressure_level medium,local\n"   /* line 9 */
+		"notify mem/a/memory.pressure_level critical,local\n" /* line 10 */
+		"notify mem/memory.pressure_level low,local\n"        /* line 11 */
+		"spawn x\nspawn y\necho $x > mem/a/cgroup.procs\necho $y > mem/a/cgroup.procs\n"
+		"alloc x 16M\nread y f 40M\nrun 1s\nevents\n"
+		/* 16M of clean cache reclaimed: 4096 scanned = reclaimed, 8 low windows */
+		"alloc x 24M\nrun 1s\nevents\n"
+		/* the last 24M of cache: 12 low windows; then 18 rounds find nothing
+		 * (the exact attempt, the drained retry, 16 retries): critical each */
+		"alloc y 60M\nrun 1s\nevents\n"
+		/* z (root cgroup) reads 100M on 128M: global reclaim, heard at the root */
+		"spawn z\nread z g 100M\nrun 1s\nevents\n",
+		0, SIM_CHARGING_KERNEL, &r, &err);
+	const char *log = sim_log(s);
+
+	T_EQ_INT(r, 0);
+	/* nothing reclaimed before 1s; then 8 windows, all low */
+	T_CHECK(strstr(log, "[1s] $ events\n[2s] $ events\nnotify of line 8: 8\n[2s] oom") != NULL);
+	T_CHECK(strstr(log, "[3s] $ events\nnotify of line 8: 30\nnotify of line 9: 18\n"
+			    "notify of line 10: 18\n") != NULL);
+	/* 100M read, 68M of RAM free beside y's 60M anon: at least 32M evicted */
+	T_CHECK(strstr(log, "[4s] $ events\nnotify of line 11: 16\n") != NULL);
+	T_CHECK(strstr(log, "notify of line 11") == strstr(log, "notify of line 11: 16"));
+	sim_free(s);
+}
+
 static void test_hugetlb(void)
 {
 	struct sim_err err;
@@ -308,6 +346,7 @@ int main(void)
 	T_RUN(test_swap_under_limit);
 	T_RUN(test_dirty_reclaim_under_limit);
 	T_RUN(test_alloc_waits_on_writeback);
+	T_RUN(test_pressure_windows);
 	T_RUN(test_hugetlb);
 	return t_done();
 }
