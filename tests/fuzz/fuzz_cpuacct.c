@@ -8,12 +8,8 @@ static const char *const files[] = { "cpuacct.usage", "cpuacct.usage_user", "cpu
 
 int ucg_fuzz_cpuacct(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = {
-		.mount = "cpuacct",
-		.files = files,
-		.nr_cpus = 4,
-		.nr_mems = 2,
-	};
+	static const struct fz_spec spec = { .mount = "cpuacct", .files = files,
+					     FZ_ENGINE_4CPU_2NODE };
 
 	return fz_run(&spec, data, size);
 }

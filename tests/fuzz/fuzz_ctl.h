@@ -35,8 +35,11 @@ struct fz_spec {
 	void (*charge)(struct ucg_engine *e, struct ucg_hierarchy *h);
 	/* Extra invariant on the state after the write (may be NULL). */
 	void (*check)(struct ucg_engine *e, struct ucg_hierarchy *h);
-	unsigned nr_cpus, nr_mems; /* 0: the engine's default */
+	unsigned nr_cpus, nr_mems; /* 0: the engine's default (1 and 1) */
 };
+
+/* The controllers-A targets' engine: cpuset's masks need more than one CPU and node. */
+#define FZ_ENGINE_4CPU_2NODE .nr_cpus = 4, .nr_mems = 2
 
 static inline int fz_is_volatile(const struct fz_spec *s, const char *name)
 {

@@ -27,11 +27,8 @@ static void prep(struct ucg_engine *e, struct ucg_hierarchy *h)
 
 int ucg_fuzz_devctl(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = {
-		.mount = "devices",
-		.files = devices_files,
-		.charge = prep,
-	};
+	static const struct fz_spec spec = { .mount = "devices", .files = devices_files,
+					     .charge = prep };
 
 	return fz_run(&spec, data, size);
 }

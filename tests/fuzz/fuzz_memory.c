@@ -26,11 +26,8 @@ static void prep(struct ucg_engine *e, struct ucg_hierarchy *h)
 
 int ucg_fuzz_memory(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = {
-		.mount = "memory",
-		.files = memory_files,
-		.charge = prep,
-	};
+	static const struct fz_spec spec = { .mount = "memory", .files = memory_files,
+					     .charge = prep };
 
 	return fz_run(&spec, data, size);
 }

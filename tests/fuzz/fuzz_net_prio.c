@@ -7,12 +7,8 @@ static const char *const files[] = { "net_prio.ifpriomap", "net_prio.prioidx", N
 
 int ucg_fuzz_net_prio(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = {
-		.mount = "net_prio",
-		.files = files,
-		.nr_cpus = 4,
-		.nr_mems = 2,
-	};
+	static const struct fz_spec spec = { .mount = "net_prio", .files = files,
+					     FZ_ENGINE_4CPU_2NODE };
 
 	return fz_run(&spec, data, size);
 }
