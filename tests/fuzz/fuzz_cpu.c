@@ -9,7 +9,7 @@ static const char *const files[] = { "cpu.shares", "cpu.idle", "cpu.cfs_quota_us
 
 int ucg_fuzz_cpu(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = { .mount = "cpu", .files = files, FZ_ENGINE_4CPU_2NODE };
+	static const struct fz_spec spec = { .mount = "cpu", .files = files, FZ_A_ENGINE };
 
 	return fz_run(&spec, data, size);
 }

@@ -8,8 +8,7 @@ static const char *const files[] = { "cpuacct.usage", "cpuacct.usage_user", "cpu
 
 int ucg_fuzz_cpuacct(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = { .mount = "cpuacct", .files = files,
-					     FZ_ENGINE_4CPU_2NODE };
+	static const struct fz_spec spec = { .mount = "cpuacct", .files = files, FZ_A_ENGINE };
 
 	return fz_run(&spec, data, size);
 }

@@ -69,7 +69,7 @@ static void check(struct ucg_engine *e, struct ucg_hierarchy *h)
 int ucg_fuzz_cpuset(const uint8_t *data, size_t size)
 {
 	static const struct fz_spec spec = { .mount = "cpuset", .files = cpuset_files,
-					     .setup = prep, .check = check, FZ_ENGINE_4CPU_2NODE };
+					     .setup = prep, .check = check, FZ_A_ENGINE };
 
 	return fz_run(&spec, data, size);
 }

@@ -39,7 +39,7 @@ struct fz_spec {
 };
 
 /* The controllers-A targets' engine: cpuset's masks need more than one CPU and node. */
-#define FZ_ENGINE_4CPU_2NODE .nr_cpus = 4, .nr_mems = 2
+#define FZ_A_ENGINE .nr_cpus = 4, .nr_mems = 2
 
 static inline int fz_is_volatile(const struct fz_spec *s, const char *name)
 {

@@ -7,8 +7,7 @@ static const char *const files[] = { "net_cls.classid", NULL };
 
 int ucg_fuzz_net_cls(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = { .mount = "net_cls", .files = files,
-					     FZ_ENGINE_4CPU_2NODE };
+	static const struct fz_spec spec = { .mount = "net_cls", .files = files, FZ_A_ENGINE };
 
 	return fz_run(&spec, data, size);
 }

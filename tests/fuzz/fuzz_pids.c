@@ -7,8 +7,7 @@ static const char *const files[] = { "pids.max", "pids.current", "pids.events", 
 
 int ucg_fuzz_pids(const uint8_t *data, size_t size)
 {
-	static const struct fz_spec spec = { .mount = "pids", .files = files,
-					     FZ_ENGINE_4CPU_2NODE };
+	static const struct fz_spec spec = { .mount = "pids", .files = files, FZ_A_ENGINE };
 
 	return fz_run(&spec, data, size);
 }
