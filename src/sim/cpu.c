@@ -835,10 +835,11 @@ static void refresh_quota(struct sim *s, struct sim_cg *cg)
 		cg->q_seen = cg->quota_ns;
 		cg->p_seen = cg->period_ns;
 		if (cg->quota_ns > 0) {
-			/* a new or changed quota starts a fresh period now */
+			/* a new or changed quota starts a fresh period now; it is counted
+			 * when it ends (and only if the group ran in it), as cpu.stat's
+			 * nr_periods counts it: the summary's figure must be cpu.stat's */
 			cg->period_start = s->now;
 			cg->runtime_left = cg->quota_ns;
-			cg->nr_periods++;
 		}
 		if (cg->throttled && cg->quota_ns <= 0) {
 			cg->throttled = false;

@@ -346,6 +346,10 @@ static void test_parent_cpu_stat(void)
 		t = read_file(s, "cpu", "/p/cpu.stat");
 		T_EQ_INT(stat_field(t, "nr_periods"), 20);
 		T_EQ_INT(stat_field(t, "nr_throttled"), 20);
+		/* the summary table's periods are cpu.stat's: the quota's first period
+		 * is counted once, when it ends, not also when the quota appears */
+		T_EQ_INT(ts_cg(s, "cpu", "/p")->nr_periods, 20);
+		T_EQ_INT(ts_cg(s, "cpu", "/p")->nr_throttled, 20);
 		T_EQ_INT(stat_field(t, "throttled_time"), ntask == 1 ? 1000000000 : 3000000000LL);
 		T_EQ_INT(stat_field(read_file(s, "cpu", "/p/cpu.stat.local"), "throttled_time"),
 			 ntask == 1 ? 1000000000 : 3000000000LL);
@@ -374,6 +378,7 @@ static void test_idle_periods_not_counted(void)
 	/* 10 periods while x wanted 0.25 CPU (under quota: never throttled), none after */
 	T_EQ_INT(stat_field(read_file(s, "cpu", "/q/cpu.stat"), "nr_periods"), 10);
 	T_EQ_INT(stat_field(read_file(s, "cpu", "/q/cpu.stat"), "nr_throttled"), 0);
+	T_EQ_INT(ts_cg(s, "cpu", "/q")->nr_periods, 10); /* the summary's figure agrees */
 	sim_free(s);
 }
 
