@@ -733,9 +733,12 @@ static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 	fuse_reply_err(req, EPERM);
 }
 
-/* create and unlink go through the engine for its errno; neither ever succeeds. */
-static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-		      struct fuse_file_info *fi)
+/* create and unlink go through the engine for its errno; neither ever succeeds, and
+ * fallback is what the caller gets should the engine not refuse. */
+static void refused_child_op(fuse_req_t req, fuse_ino_t parent, const char *name,
+			     int (*op)(struct ucg_engine *, struct ucg_hierarchy *, const char *,
+				       const struct ucg_cred *),
+			     int fallback)
 {
 	struct mnt *m = req_mnt(req);
 	struct caller c;
@@ -747,28 +750,21 @@ static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	pthread_mutex_lock(&m->d->lock);
 	r = child_path(m, parent, name, &path);
 	if (r == 0)
-		r = ucg_fs_create(m->d->e, m->h, path.data, cred);
+		r = op(m->d->e, m->h, path.data, cred);
 	pthread_mutex_unlock(&m->d->lock);
 	ucg_buf_fini(&path);
-	fuse_reply_err(req, r < 0 ? -r : EACCES);
+	fuse_reply_err(req, r < 0 ? -r : fallback);
+}
+
+static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		      struct fuse_file_info *fi)
+{
+	refused_child_op(req, parent, name, ucg_fs_create, EACCES);
 }
 
 static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	struct mnt *m = req_mnt(req);
-	struct caller c;
-	const struct ucg_cred *cred = get_caller(req, m->d, &c);
-	struct ucg_buf path;
-	int r;
-
-	ucg_buf_init(&path);
-	pthread_mutex_lock(&m->d->lock);
-	r = child_path(m, parent, name, &path);
-	if (r == 0)
-		r = ucg_fs_unlink(m->d->e, m->h, path.data, cred);
-	pthread_mutex_unlock(&m->d->lock);
-	ucg_buf_fini(&path);
-	fuse_reply_err(req, r < 0 ? -r : EPERM);
+	refused_child_op(req, parent, name, ucg_fs_unlink, EPERM);
 }
 
 static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
