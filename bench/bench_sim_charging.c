@@ -38,6 +38,7 @@
 
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "sim_bench.h"
 
 #define NPAGES (1u << 20)
 
@@ -47,26 +48,6 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static char *slurp(const char *name, size_t *len)
-{
-	const char *root = getenv("UCG_SOURCE_ROOT");
-	char path[1024];
-	struct ucg_buf b;
-	char chunk[8192];
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/scenarios/%s", root ? root : ".", name);
-	f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	ucg_buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ucg_buf_append(&b, chunk, n);
-	fclose(f);
-	return ucg_buf_steal(&b, len);
 }
 
 static struct sim *run_text(const char *name, const char *text, size_t len,
@@ -155,7 +136,7 @@ static void bench_accuracy(enum sim_charging c)
 {
 	struct sim_attribution a;
 	size_t len;
-	char *text = slurp("writeback.ucg", &len);
+	char *text = sim_bench_scenario("writeback.ucg", &len);
 	struct sim *s;
 
 	if (text && (s = run_text("writeback.ucg", text, len, c, NULL))) {
@@ -165,7 +146,7 @@ static void bench_accuracy(enum sim_charging c)
 		sim_free(s);
 	}
 	ucg_free(text);
-	text = slurp("md_helper.ucg", &len);
+	text = sim_bench_scenario("md_helper.ucg", &len);
 	if (text && (s = run_text("md_helper.ucg", text, len, c, NULL))) {
 		sim_get_attribution(s, &a);
 		printf("sim.helper_to_origin.%s %.2f %%\n", sim_charging_name(c),
@@ -179,12 +160,12 @@ static void bench_accuracy(enum sim_charging c)
 static void bench_events(void)
 {
 	size_t len;
-	char *text = slurp("net_classes.ucg", &len);
+	char *text = sim_bench_scenario("net_classes.ucg", &len);
 	double wall = 0;
 	struct sim *s;
 
 	if (!text)
-		text = slurp("writeback.ucg", &len);
+		text = sim_bench_scenario("writeback.ucg", &len);
 	if (text && (s = run_text("events.ucg", text, len, SIM_CHARGING_KERNEL, &wall))) {
 		printf("sim.events_per_s %.0f events/s\n", wall > 0 ? (double)sim_events(s) / wall : 0);
 		sim_free(s);
@@ -222,30 +203,9 @@ static void bench_big(void)
 	struct ucg_buf b;
 	double wall = 0;
 	struct sim *s;
-	int u, g, k;
 
-	/* 10 users x 100 session cgroups = 1,000 cgroups (plus 10 user cgroups), 10,000
-	 * tasks; every task wants part of a CPU; 100 sessions have a quota; at each
-	 * second a tenth of the users change their shares. */
 	ucg_buf_init(&b);
-	ucg_buf_puts(&b, "cpus 64\nmount -o cpu,cpuacct cpu\n");
-	for (u = 0; u < 10; u++) {
-		ucg_buf_printf(&b, "mkdir cpu/u%d\n", u);
-		for (g = 0; g < 100; g++) {
-			ucg_buf_printf(&b, "mkdir cpu/u%d/s%d\n", u, g);
-			if (g % 10 == 0)
-				ucg_buf_printf(&b, "echo %d > cpu/u%d/s%d/cpu.cfs_quota_us\n",
-					       20000 + 1000 * g, u, g);
-			for (k = 0; k < 10; k++) {
-				ucg_buf_printf(&b, "spawn t%d_%d_%d\necho $t%d_%d_%d > cpu/u%d/s%d/cgroup.procs\n"
-						   "busy t%d_%d_%d 0.%d\n",
-					       u, g, k, u, g, k, u, g, u, g, k, 1 + (u + g + k) % 9);
-			}
-		}
-	}
-	for (k = 1; k < 60; k++)
-		ucg_buf_printf(&b, "at %ds echo %d > cpu/u%d/cpu.shares\n", k, 512 + 97 * k, k % 10);
-	ucg_buf_puts(&b, "run 60s\n");
+	sim_bench_big_scenario(&b);
 	s = run_text("big.ucg", b.data, b.len, SIM_CHARGING_KERNEL, &wall);
 	if (s) {
 		printf("sim.big_run_s %.2f s\n", wall);

@@ -32,6 +32,7 @@
 
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "sim_bench.h"
 
 
 static int name_cmp(const void *a, const void *b)
@@ -79,26 +80,6 @@ static double cpu_s(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static char *slurp(const char *name, size_t *len)
-{
-	const char *root = getenv("UCG_SOURCE_ROOT");
-	char path[1024];
-	struct ucg_buf b;
-	char chunk[8192];
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/scenarios/%s.ucg", root ? root : ".", name);
-	f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	ucg_buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ucg_buf_append(&b, chunk, n);
-	fclose(f);
-	return ucg_buf_steal(&b, len);
 }
 
 /* Loads and runs text once: events fired, and CPU seconds of sim_run in *secs. */
@@ -209,27 +190,9 @@ static void bench_big(void)
 {
 	struct ucg_buf b;
 	double secs = 0;
-	int u, g, k;
 
-	/* the same text as bench_sim_charging's big run */
 	ucg_buf_init(&b);
-	ucg_buf_puts(&b, "cpus 64\nmount -o cpu,cpuacct cpu\n");
-	for (u = 0; u < 10; u++) {
-		ucg_buf_printf(&b, "mkdir cpu/u%d\n", u);
-		for (g = 0; g < 100; g++) {
-			ucg_buf_printf(&b, "mkdir cpu/u%d/s%d\n", u, g);
-			if (g % 10 == 0)
-				ucg_buf_printf(&b, "echo %d > cpu/u%d/s%d/cpu.cfs_quota_us\n",
-					       20000 + 1000 * g, u, g);
-			for (k = 0; k < 10; k++)
-				ucg_buf_printf(&b, "spawn t%d_%d_%d\necho $t%d_%d_%d > cpu/u%d/s%d/cgroup.procs\n"
-						   "busy t%d_%d_%d 0.%d\n",
-					       u, g, k, u, g, k, u, g, u, g, k, 1 + (u + g + k) % 9);
-		}
-	}
-	for (k = 1; k < 60; k++)
-		ucg_buf_printf(&b, "at %ds echo %d > cpu/u%d/cpu.shares\n", k, 512 + 97 * k, k % 10);
-	ucg_buf_puts(&b, "run 60s\n");
+	sim_bench_big_scenario(&b); /* the same text as bench_sim_charging's big run */
 	if (run_once("big.ucg", b.data, b.len, &secs) >= 0)
 		printf("sim.big_run_cpu_s %.2f s\n", secs);
 	ucg_buf_fini(&b);
@@ -254,22 +217,20 @@ int main(int argc, char **argv)
 	if (!nsc)
 		fprintf(stderr, "bench: no scenarios/*.ucg (UCG_SOURCE_ROOT?)\n");
 	for (i = 0; i < nsc; i++) {
-		char figure[128];
+		char figure[128], file[128];
 		size_t len;
 		char *text;
 
 		snprintf(figure, sizeof(figure), "sim.events_per_s.%s", scenarios[i]);
 		if (!wanted(figure))
 			continue;
-		text = slurp(scenarios[i], &len);
+		snprintf(file, sizeof(file), "%s.ucg", scenarios[i]);
+		text = sim_bench_scenario(file, &len);
 		if (!text) {
-			fprintf(stderr, "bench: scenarios/%s.ucg not found (UCG_SOURCE_ROOT?)\n",
-				scenarios[i]);
+			fprintf(stderr, "bench: scenarios/%s not found (UCG_SOURCE_ROOT?)\n", file);
 			continue;
 		}
-		snprintf(figure, sizeof(figure), "sim.events_per_s.%s", scenarios[i]);
-		if (wanted(figure))
-			rate(figure, text, len);
+		rate(figure, text, len);
 		ucg_free(text);
 	}
 	for (i = 0; i < nsc; i++)
