@@ -35,27 +35,10 @@ command -v python3 >/dev/null || { echo "SKIP: needs python3" >&2; exit 77; }
 a=ucgtest-simneta-$$
 b=ucgtest-simnetb-$$
 tmp=$(mktemp -d)
-cleanup() {
-	[ -f "$tmp/pids" ] && for p in $(cat "$tmp/pids"); do kill "$p" 2>/dev/null || true; done
-	ip netns del "$a" 2>/dev/null || true
-	ip netns del "$b" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+. "$here/bench/netns-lib.sh"
+trap 'netns_cleanup "$a" "$b"' EXIT INT TERM
 
-ip netns add "$a"
-ip netns add "$b"
-for ns in "$a" "$b"; do
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	ip -n "$ns" link set lo up
-done
-ip -n "$a" link add eth0 type veth peer name eth0 netns "$b"
-ip -n "$a" link set eth0 gso_max_segs 1 2>/dev/null || true
-ip -n "$a" addr add 10.78.0.1/24 dev eth0
-ip -n "$b" addr add 10.78.0.2/24 dev eth0
-ip -n "$a" link set eth0 up
-ip -n "$b" link set eth0 up
-sleep 0.5
+netns_pair "$a" "$b" 10.78.0
 
 # the sender: C with sendmmsg (32 datagrams per call) when a compiler is here, so a
 # loaded machine still keeps the qdiscs backlogged; python3 otherwise
@@ -95,25 +78,7 @@ sender="python3 $tmp/send.py"
 if command -v cc >/dev/null && cc -O2 -o "$tmp/send" "$tmp/send.c" 2>/dev/null; then
 	sender=$tmp/send
 fi
-cat > "$tmp/send.py" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("10.78.0.1", 40000 + int(sys.argv[2])))
-data = b"x" * 1400
-addr = ("10.78.0.2", int(sys.argv[1]))
-while True:
-    try:
-        s.sendto(data, addr)
-    except OSError:
-        pass
-PY
-
-# kernel_sent KIND ID: the Sent counter of class ID (htb) or qdisc ID (tbf)
-kernel_sent() {
-	tc -n "$a" -s "$1" show dev eth0 | awk -v id="$2" -v kind="$1" '
-		$1 == kind && $3 == id { grab = 1; next }
-		grab && $1 == "Sent" { print $2; exit }'
-}
+py_sender "$tmp/send.py" 10.78.0
 
 # kernel_backlog KIND ID: packets queued in class ID (htb) or qdisc ID (tbf) now; 0
 # means the sender did not keep it busy (a starved sender on a loaded machine)
@@ -183,7 +148,7 @@ run_case() {
 	sleep 2
 	for s in $specs; do
 		set -- $(echo "$s" | tr '/' ' ')
-		eval "b0_$1=$(kernel_sent "$2" "$3") idle_$1=0"
+		eval "b0_$1=$(tc_sent "$a" "$2" "$3") idle_$1=0"
 	done
 	t0=$(date +%s.%N)
 	# sample the backlogs each second: an empty queue means the sender fell behind
@@ -198,7 +163,7 @@ run_case() {
 	done
 	for s in $specs; do
 		set -- $(echo "$s" | tr '/' ' ')
-		eval "b1_$1=$(kernel_sent "$2" "$3")"
+		eval "b1_$1=$(tc_sent "$a" "$2" "$3")"
 	done
 	t1=$(date +%s.%N)
 	for p in $pids; do kill "$p" 2>/dev/null || true; done
@@ -235,29 +200,8 @@ run_case() {
 	done
 }
 
-htb_tree() { # CEIL10 RATE10 PRIO10 RATE20 PRIO20
-	cat <<EOT
-qdisc add dev eth0 root handle 1: htb default 30
-class add dev eth0 parent 1: classid 1:1 htb rate 30mbit ceil 30mbit
-class add dev eth0 parent 1:1 classid 1:10 htb rate $2 ceil $1 prio $3
-class add dev eth0 parent 1:1 classid 1:20 htb rate $4 ceil 30mbit prio $5
-class add dev eth0 parent 1:1 classid 1:30 htb rate 1mbit ceil 1mbit
-filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5001 0xffff flowid 1:10
-filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 5002 0xffff flowid 1:20
-EOT
-}
-
 echo "# ucg sim vs kernel, layer-2 rates in Mbit/s over ${dur} s (kernel $(uname -r))"
-printf 'qdisc add dev eth0 root handle 1: tbf rate 20mbit burst 32kb latency 50ms\n' > "$tmp/case.tc"
-run_case tbf-20mbit "5001/qdisc/1:/20"
-printf 'qdisc add dev eth0 root handle 1: tbf rate 5mbit burst 10kb latency 20ms peakrate 10mbit mtu 1514\n' > "$tmp/case.tc"
-run_case tbf-5mbit-peak "5001/qdisc/1:/5"
-htb_tree 30mbit 10mbit 0 20mbit 0 > "$tmp/case.tc"; run_case htb-10+20-both "5001/class/1:10/10 5002/class/1:20/20"
-htb_tree 30mbit 10mbit 0 20mbit 0 > "$tmp/case.tc"; run_case htb-10-alone-ceil30 "5001/class/1:10/30"
-htb_tree 10mbit 10mbit 0 20mbit 0 > "$tmp/case.tc"; run_case htb-10-alone-ceil10 "5001/class/1:10/10"
-htb_tree 30mbit 5mbit 0 15mbit 0 > "$tmp/case.tc"; run_case htb-quantum-5+15 "5001/class/1:10/7.5 5002/class/1:20/22.5"
-htb_tree 30mbit 5mbit 0 5mbit 0 > "$tmp/case.tc"; run_case htb-equal-5+5 "5001/class/1:10/15 5002/class/1:20/15"
-htb_tree 30mbit 5mbit 0 5mbit 1 > "$tmp/case.tc"; run_case htb-prio-0+1 "5001/class/1:10/25 5002/class/1:20/5"
+shaping_cases run_case
 cat "$tmp/figures"
 echo "disagreements $fails cases"
 [ "$fails" = 0 ]
