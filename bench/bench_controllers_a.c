@@ -20,6 +20,8 @@
 #include "controllers/charge.h"
 #include "engine/ucg.h"
 
+#include "bench_util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -30,14 +32,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static struct ucg_engine *new_engine(void)
 {
@@ -107,10 +101,10 @@ static void bench_cpuacct(void)
 		make_chain(e, h, depths[d], path, sizeof(path), NULL, NULL);
 		add_task(e, 100);
 		attach(e, h, path, 100);
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < n; i++)
 			ucg_cpuacct_charge(e, 100, (unsigned)i & 1, 1000, 10);
-		printf("cpuacct.charge.depth%d %.1f ns\n", depths[d], (now_ns() - t0) / n);
+		printf("cpuacct.charge.depth%d %.1f ns\n", depths[d], (bench_now_ns() - t0) / n);
 		ucg_engine_free(e);
 	}
 }
@@ -132,25 +126,25 @@ static void bench_pids(void)
 		add_task(e, 100);
 		attach(e, h, path, 100);
 		memset(&ti, 0, sizeof(ti));
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < n; i++) {
 			ti.tid = ti.tgid = 1000 + (i & 0xffff);
 			ucg_task_fork(e, 100, &ti);
 			ucg_task_exit(e, ti.tid);
 			ucg_task_reap(e, ti.tid);
 		}
-		printf("pids.fork_exit.depth%d %.1f ns\n", depths[d], (now_ns() - t0) / n);
+		printf("pids.fork_exit.depth%d %.1f ns\n", depths[d], (bench_now_ns() - t0) / n);
 		/* Refused at the top: fill the top-level limit with the parent alone. */
 		{
 			struct ucg_cred root = ucg_cred_root();
 
 			ucg_fs_write_all(e, h, "/c/pids.max", &root, "1", 1);
-			t0 = now_ns();
+			t0 = bench_now_ns();
 			for (i = 0; i < n; i++) {
 				ti.tid = ti.tgid = 1000;
 				ucg_task_fork(e, 100, &ti);
 			}
-			printf("pids.fork_refused.depth%d %.1f ns\n", depths[d], (now_ns() - t0) / n);
+			printf("pids.fork_refused.depth%d %.1f ns\n", depths[d], (bench_now_ns() - t0) / n);
 		}
 		ucg_engine_free(e);
 	}
@@ -194,17 +188,17 @@ static void bench_files(void)
 					 strlen(files[k].prep_value));
 		}
 		snprintf(path, sizeof(path), "/bench/%s", files[k].file);
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < n; i++)
 			ucg_fs_write_all(e, h, path, &root, files[k].value, strlen(files[k].value));
-		printf("write.%s %.1f ns\n", files[k].file, (now_ns() - t0) / n);
+		printf("write.%s %.1f ns\n", files[k].file, (bench_now_ns() - t0) / n);
 		ucg_buf_init(&b);
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < n; i++) {
 			ucg_buf_reset(&b);
 			ucg_fs_read_all(e, h, path, &root, &b);
 		}
-		printf("read.%s %.1f ns\n", files[k].file, (now_ns() - t0) / n);
+		printf("read.%s %.1f ns\n", files[k].file, (bench_now_ns() - t0) / n);
 		ucg_buf_fini(&b);
 		ucg_engine_free(e);
 	}
@@ -233,30 +227,18 @@ static void bench_freezer(void)
 		add_task(e, pid);
 		attach(e, h, "/top", pid++);
 	}
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		ucg_fs_write_all(e, h, "/top/freezer.state", &root, "FROZEN", 6);
 		ucg_fs_write_all(e, h, "/top/freezer.state", &root, "THAWED", 6);
 	}
-	printf("freezer.freeze_thaw_64x16 %.0f ns\n", (now_ns() - t0) / n);
+	printf("freezer.freeze_thaw_64x16 %.0f ns\n", (bench_now_ns() - t0) / n);
 	ucg_engine_free(e);
 }
 
 /* ---- kernel figures ------------------------------------------------------------------ */
 
 static char scratch[64];
-
-static int kwrite(const char *path, const char *v)
-{
-	int fd = open(path, O_WRONLY), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, v, strlen(v)) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
 
 static void kernel_pids(void)
 {
@@ -279,7 +261,7 @@ static void kernel_pids(void)
 			strncat(path, "/c", sizeof(path) - strlen(path) - 1);
 			mkdir(path, 0755);
 			snprintf(f, sizeof(f), "%s/pids.max", path);
-			kwrite(f, "1000");
+			bench_write_str(f, "1000");
 		}
 		/* A runner process inside the deepest cgroup forks and reaps n children. */
 		runner = fork();
@@ -288,9 +270,9 @@ static void kernel_pids(void)
 
 			snprintf(f, sizeof(f), "%s/cgroup.procs", path);
 			snprintf(s, sizeof(s), "%d", (int)getpid());
-			if (kwrite(f, s) < 0)
+			if (bench_write_str(f, s) < 0)
 				_exit(1);
-			t0 = now_ns();
+			t0 = bench_now_ns();
 			for (i = 0; i < n; i++) {
 				pid_t p = fork();
 
@@ -298,7 +280,7 @@ static void kernel_pids(void)
 					_exit(0);
 				waitpid(p, NULL, 0);
 			}
-			printf("kernel.pids.fork_exit.depth%d %.0f ns\n", depths[d], (now_ns() - t0) / n);
+			printf("kernel.pids.fork_exit.depth%d %.0f ns\n", depths[d], (bench_now_ns() - t0) / n);
 			fflush(stdout);
 			_exit(0);
 		}
@@ -346,14 +328,14 @@ static void kernel_files(void)
 		}
 		if (files[k].prep_file) {
 			snprintf(path, sizeof(path), "%s/%s", dir, files[k].prep_file);
-			kwrite(path, files[k].prep_value);
+			bench_write_str(path, files[k].prep_value);
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, files[k].file);
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < n; i++)
-			kwrite(path, files[k].value);
-		printf("kernel.write.%s %.0f ns\n", files[k].file, (now_ns() - t0) / n);
-		t0 = now_ns();
+			bench_write_str(path, files[k].value);
+		printf("kernel.write.%s %.0f ns\n", files[k].file, (bench_now_ns() - t0) / n);
+		t0 = bench_now_ns();
 		for (i = 0; i < n; i++) {
 			fd = open(path, O_RDONLY);
 			if (fd >= 0) {
@@ -362,7 +344,7 @@ static void kernel_files(void)
 				close(fd);
 			}
 		}
-		printf("kernel.read.%s %.0f ns\n", files[k].file, (now_ns() - t0) / n);
+		printf("kernel.read.%s %.0f ns\n", files[k].file, (bench_now_ns() - t0) / n);
 		rmdir(dir);
 	}
 	if (mounted) {

@@ -25,6 +25,8 @@
 #include "controllers/devices_rules.h"
 #include "engine/ucg.h"
 
+#include "bench_util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,14 +38,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static const int depths[] = { 1, 8, 64 };
 
@@ -95,42 +89,42 @@ static void engine_depth(int d)
 	ucg_fs_write_all(e, h, file, &root, "100", 3);
 
 	n = 200000;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
 		ucg_memory_charge_task(e, 100, UCG_MEM_ANON, 1, NULL);
-	printf("memory_charge_d%d %.1f ns\n", d, (now_ns() - t0) / n);
-	t0 = now_ns();
+	printf("memory_charge_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
 		ucg_memory_uncharge_task(e, 100, UCG_MEM_ANON, 1);
-	printf("memory_uncharge_d%d %.1f ns\n", d, (now_ns() - t0) / n);
+	printf("memory_uncharge_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
 
 	n = 20000;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		ucg_memory_charge_path(e, h, path, UCG_MEM_FILE, 1, NULL);
 		ucg_memory_uncharge_path(e, h, path, UCG_MEM_FILE, 1);
 	}
-	printf("memory_charge_path_d%d %.1f ns\n", d, (now_ns() - t0) / n);
+	printf("memory_charge_path_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
 
 	n = 200000;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		ucg_hugetlb_charge_task(e, 100, UCG_HUGETLB_2MB, false, 1, NULL);
 		ucg_hugetlb_uncharge_task(e, 100, UCG_HUGETLB_2MB, false, 1);
 	}
-	printf("hugetlb_charge_uncharge_d%d %.1f ns\n", d, (now_ns() - t0) / n);
-	t0 = now_ns();
+	printf("hugetlb_charge_uncharge_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
 		ucg_blkio_account_task(e, 100, 7, 0, UCG_BIO_READ, true, 4096, 1);
-	printf("blkio_account_d%d %.1f ns\n", d, (now_ns() - t0) / n);
-	t0 = now_ns();
+	printf("blkio_account_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
 		ucg_blkio_limits_task(e, 100, 7, 0, &l);
-	printf("blkio_limits_d%d %.1f ns\n", d, (now_ns() - t0) / n);
-	t0 = now_ns();
+	printf("blkio_limits_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
 		ucg_devices_may_access(e, 100, 'b', 8, (uint32_t)i & 15, UCG_DEV_ACC_READ);
-	printf("devices_may_access_d%d %.1f ns\n", d, (now_ns() - t0) / n);
+	printf("devices_may_access_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
 
 	if (d == 8) {
 		static const struct {
@@ -162,7 +156,7 @@ static void engine_depth(int d)
 			snprintf(file, sizeof(file), "%s/%s", path, w[k].file);
 			snprintf(p2, sizeof(p2), "%s/devices.allow", path);
 			n = 20000;
-			t0 = now_ns();
+			t0 = bench_now_ns();
 			for (i = 0; i < n; i++) {
 				if (w[k].b) {
 					const char *v = i & 1 ? w[k].b : w[k].a;
@@ -174,18 +168,18 @@ static void engine_depth(int d)
 					ucg_fs_write_all(e, h, file, &root, w[k].a, strlen(w[k].a));
 				}
 			}
-			printf("%s %.0f ns\n", w[k].name, (now_ns() - t0) / n);
+			printf("%s %.0f ns\n", w[k].name, (bench_now_ns() - t0) / n);
 		}
 		ucg_buf_init(&b);
 		for (k = 0; k < sizeof(r) / sizeof(r[0]); k++) {
 			snprintf(file, sizeof(file), "%s/%s", path, r[k].file);
 			n = 20000;
-			t0 = now_ns();
+			t0 = bench_now_ns();
 			for (i = 0; i < n; i++) {
 				ucg_buf_reset(&b);
 				ucg_fs_read_all(e, h, file, &root, &b);
 			}
-			printf("%s %.0f ns\n", r[k].name, (now_ns() - t0) / n);
+			printf("%s %.0f ns\n", r[k].name, (bench_now_ns() - t0) / n);
 		}
 		ucg_buf_fini(&b);
 	}
@@ -195,18 +189,6 @@ static void engine_depth(int d)
 /* ---- kernel side ------------------------------------------------------------------- */
 
 static char uniq[64];
-
-static int kwrite(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
 
 static void kread(const char *path)
 {
@@ -259,25 +241,25 @@ static void kernel_write_pair(const char *name, const char *file, const char *a,
 			      const char *file_b)
 {
 	int i, n = 20000;
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 
-	if (kwrite(file, a) < 0) {
+	if (bench_write_str(file, a) < 0) {
 		fprintf(stderr, "bench_controllers_b: %s: %s\n", name, strerror(errno));
 		return;
 	}
 	for (i = 0; i < n; i++)
-		kwrite(i & 1 && file_b ? file_b : file, i & 1 && b ? b : a);
-	printf("kernel.%s %.0f ns\n", name, (now_ns() - t0) / n);
+		bench_write_str(i & 1 && file_b ? file_b : file, i & 1 && b ? b : a);
+	printf("kernel.%s %.0f ns\n", name, (bench_now_ns() - t0) / n);
 }
 
 static void kernel_read(const char *name, const char *file)
 {
 	int i, n = 20000;
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 
 	for (i = 0; i < n; i++)
 		kread(file);
-	printf("kernel.%s %.0f ns\n", name, (now_ns() - t0) / n);
+	printf("kernel.%s %.0f ns\n", name, (bench_now_ns() - t0) / n);
 }
 
 /* A child of ours joins dir, then faults and unmaps 16384 anonymous pages; ns/page. */
@@ -298,7 +280,7 @@ static void kernel_fault(const char *dir, int d)
 		int rep;
 
 		close(pfd[0]);
-		if (kwrite(procs, "0") < 0)
+		if (bench_write_str(procs, "0") < 0)
 			_exit(1);
 		for (rep = 0; rep < 5; rep++) {
 			char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -306,11 +288,11 @@ static void kernel_fault(const char *dir, int d)
 
 			if (m == MAP_FAILED)
 				_exit(1);
-			t0 = now_ns();
+			t0 = bench_now_ns();
 			for (off = 0; off < len; off += 4096)
 				m[off] = 1;
 			munmap(m, len);
-			t0 = (now_ns() - t0) / 16384;
+			t0 = (bench_now_ns() - t0) / 16384;
 			if (t0 < best)
 				best = t0;
 		}
@@ -366,10 +348,10 @@ static void kernel_figures(void)
 	if (kchain("/sys/fs/cgroup/devices", 8, dir, sizeof(dir)) == 0) {
 		snprintf(f, sizeof(f), "%s/devices.deny", dir);
 		snprintf(f2, sizeof(f2), "%s/devices.allow", dir);
-		kwrite(f, "a");
-		kwrite(f2, "c 1:3 rwm");
-		kwrite(f2, "c 1:5 rw");
-		kwrite(f2, "b 8:* r");
+		bench_write_str(f, "a");
+		bench_write_str(f2, "c 1:3 rwm");
+		bench_write_str(f2, "c 1:5 rw");
+		bench_write_str(f2, "b 8:* r");
 		kernel_write_pair("write_devices_deny_allow", f, "c 1:5 w", NULL, f2);
 		snprintf(f, sizeof(f), "%s/devices.list", dir);
 		kernel_read("read_devices_list", f);

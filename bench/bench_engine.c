@@ -16,6 +16,8 @@
 #include "engine/task.h"
 #include "engine/ucg.h"
 
+#include "bench_util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -27,14 +29,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static void add_task(struct ucg_engine *e, int pid)
 {
@@ -59,21 +53,21 @@ static void engine_figures(void)
 	ucg_mount(e, "none,name=bench", &h, NULL);
 
 	n = 200000;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		ucg_fs_mkdir(e, h, "/x", 0755, &root);
 		ucg_fs_rmdir(e, h, "/x", &root);
 	}
-	printf("mkdir_rmdir %.0f ns\n", (now_ns() - t0) / n);
+	printf("mkdir_rmdir %.0f ns\n", (bench_now_ns() - t0) / n);
 
 	add_task(e, 100);
 	ucg_fs_mkdir(e, h, "/a", 0755, &root);
 	ucg_fs_mkdir(e, h, "/b", 0755, &root);
 	n = 200000;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
 		ucg_fs_write_all(e, h, i & 1 ? "/a/cgroup.procs" : "/b/cgroup.procs", &root, "100", 3);
-	printf("attach %.0f ns\n", (now_ns() - t0) / n);
+	printf("attach %.0f ns\n", (bench_now_ns() - t0) / n);
 
 	for (i = 0; i < 1000; i++) {
 		char s[16];
@@ -84,12 +78,12 @@ static void engine_figures(void)
 	}
 	ucg_buf_init(&b);
 	n = 2000;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		ucg_buf_reset(&b);
 		ucg_fs_read_all(e, h, "/a/tasks", &root, &b);
 	}
-	printf("read_tasks_1000 %.0f ns\n", (now_ns() - t0) / n);
+	printf("read_tasks_1000 %.0f ns\n", (bench_now_ns() - t0) / n);
 	ucg_buf_fini(&b);
 
 	path[0] = '\0';
@@ -99,16 +93,16 @@ static void engine_figures(void)
 	}
 	strcat(path, "/tasks");
 	n = 200000;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		struct ucg_stat st;
 
 		ucg_fs_getattr(e, h, path, &root, &st);
 	}
-	printf("lookup_depth64 %.0f ns\n", (now_ns() - t0) / n);
+	printf("lookup_depth64 %.0f ns\n", (bench_now_ns() - t0) / n);
 
 	n = 200000;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		struct ucg_task_info ti;
 
@@ -118,7 +112,7 @@ static void engine_figures(void)
 		ucg_task_exit(e, ti.tid);
 		ucg_task_reap(e, ti.tid);
 	}
-	printf("fork_exit %.0f ns\n", (now_ns() - t0) / n);
+	printf("fork_exit %.0f ns\n", (bench_now_ns() - t0) / n);
 	ucg_engine_free(e);
 }
 
@@ -147,18 +141,6 @@ static void css_set_figure(void)
 
 /* ---- the kernel, on a scratch named hierarchy ---------------------------------------- */
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 static void kernel_figures(void)
 {
 	char mnt[64], opts[64], a[128], b[128], x[128], path[4096], buf[65536];
@@ -181,12 +163,12 @@ static void kernel_figures(void)
 	}
 	snprintf(x, sizeof(x), "%s/x", mnt);
 	n = 2000;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		mkdir(x, 0755);
 		rmdir(x);
 	}
-	printf("kernel.mkdir_rmdir %.0f ns\n", (now_ns() - t0) / n);
+	printf("kernel.mkdir_rmdir %.0f ns\n", (bench_now_ns() - t0) / n);
 
 	snprintf(a, sizeof(a), "%s/a", mnt);
 	snprintf(b, sizeof(b), "%s/b", mnt);
@@ -204,10 +186,10 @@ static void kernel_figures(void)
 		snprintf(pa, sizeof(pa), "%s/cgroup.procs", a);
 		snprintf(pb, sizeof(pb), "%s/cgroup.procs", b);
 		n = 5000;
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < n; i++)
-			write_str(i & 1 ? pa : pb, pid);
-		printf("kernel.attach %.0f ns\n", (now_ns() - t0) / n);
+			bench_write_str(i & 1 ? pa : pb, pid);
+		printf("kernel.attach %.0f ns\n", (bench_now_ns() - t0) / n);
 	}
 
 	for (i = 0; i < 1000; i++) {
@@ -220,11 +202,11 @@ static void kernel_figures(void)
 		}
 		snprintf(pid, sizeof(pid), "%d", (int)kids[i]);
 		snprintf(pa, sizeof(pa), "%s/tasks", a);
-		write_str(pa, pid);
+		bench_write_str(pa, pid);
 	}
 	snprintf(path, sizeof(path), "%s/tasks", a);
 	n = 2000;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		int fd = open(path, O_RDONLY);
 
@@ -232,7 +214,7 @@ static void kernel_figures(void)
 			;
 		close(fd);
 	}
-	printf("kernel.read_tasks_1000 %.0f ns\n", (now_ns() - t0) / n);
+	printf("kernel.read_tasks_1000 %.0f ns\n", (bench_now_ns() - t0) / n);
 
 	snprintf(path, sizeof(path), "%s", mnt);
 	for (i = 0; i < 64; i++) {
@@ -245,10 +227,10 @@ static void kernel_figures(void)
 
 		snprintf(f, sizeof(f), "%s/tasks", path);
 		n = 200000;
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < n; i++)
 			stat(f, &st);
-		printf("kernel.lookup_depth64 %.0f ns\n", (now_ns() - t0) / n);
+		printf("kernel.lookup_depth64 %.0f ns\n", (bench_now_ns() - t0) / n);
 	}
 	for (i = 64; i > 0; i--) {
 		rmdir(path);
@@ -262,9 +244,9 @@ static void kernel_figures(void)
 
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
 		snprintf(pa, sizeof(pa), "%s/cgroup.procs", b);
-		write_str(pa, pid);
+		bench_write_str(pa, pid);
 		n = 2000;
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < n; i++) {
 			pid_t p = fork();
 
@@ -272,9 +254,9 @@ static void kernel_figures(void)
 				_exit(0);
 			waitpid(p, NULL, 0);
 		}
-		printf("kernel.fork_exit %.0f ns\n", (now_ns() - t0) / n);
+		printf("kernel.fork_exit %.0f ns\n", (bench_now_ns() - t0) / n);
 		snprintf(pa, sizeof(pa), "%s/cgroup.procs", mnt);
-		write_str(pa, pid);
+		bench_write_str(pa, pid);
 	}
 
 	for (i = 0; i < 1000; i++) {

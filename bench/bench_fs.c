@@ -10,6 +10,8 @@
  * notify_on_release: one round trip through FUSE), and, with PREFIX "fs", forks_per_s and
  * forks_lost (a fork storm on every core inside a cgroup, then an exact count).
  */
+#include "bench_util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -30,14 +32,6 @@ static void fmt(char *buf, size_t size, const char *f, ...)
 	va_start(ap, f);
 	vsnprintf(buf, size, f, ap);
 	va_end(ap);
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 static void die(const char *what, const char *path)
@@ -92,7 +86,7 @@ static void storm(const char *mnt, const char *prefix)
 		fmt(self, sizeof(self), "%d", getpid());
 		write_file(procs, self);
 		close(gate[1]);
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (i = 0; i < workers; i++) {
 			if (fork() == 0) {
 				for (j = 0; j < per; j++) {
@@ -138,10 +132,10 @@ static void storm(const char *mnt, const char *prefix)
 					break;
 				listed++;
 			}
-			if (listed >= want || now_ns() - t0 > 30e9)
+			if (listed >= want || bench_now_ns() - t0 > 30e9)
 				break;
 		}
-		t1 = now_ns();
+		t1 = bench_now_ns();
 		printf("%s.forks_per_s %.0f forks/s\n", prefix, (double)(workers * per) / ((t1 - t0) / 1e9));
 		printf("%s.forks_lost %ld processes\n", prefix, want - listed);
 		fflush(stdout);
@@ -176,14 +170,14 @@ int main(int argc, char **argv)
 	fmt(self, sizeof(self), "%d", getpid());
 	for (i = 0; i < n; i++) {
 		fmt(a, sizeof(a), "%s/bench_%d", mnt, i);
-		t = now_ns();
+		t = bench_now_ns();
 		if (mkdir(a, 0755) < 0)
 			die("mkdir", a);
-		tmk += now_ns() - t;
-		t = now_ns();
+		tmk += bench_now_ns() - t;
+		t = bench_now_ns();
 		if (rmdir(a) < 0)
 			die("rmdir", a);
-		trm += now_ns() - t;
+		trm += bench_now_ns() - t;
 	}
 	printf("%s.mkdir_ns %.0f ns\n", prefix, tmk / n);
 	printf("%s.rmdir_ns %.0f ns\n", prefix, trm / n);
@@ -191,41 +185,41 @@ int main(int argc, char **argv)
 	fmt(b, sizeof(b), "%s/bench_b", mnt);
 	if (mkdir(a, 0755) < 0)
 		die("mkdir", a);
-	t = now_ns();
+	t = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		if (rename(i % 2 ? b : a, i % 2 ? a : b) < 0)
 			die("rename", a);
 	}
-	printf("%s.rename_ns %.0f ns\n", prefix, (now_ns() - t) / n);
+	printf("%s.rename_ns %.0f ns\n", prefix, (bench_now_ns() - t) / n);
 	if (n % 2)
 		rename(b, a);
 	if (mkdir(b, 0755) < 0)
 		die("mkdir", b);
 	fmt(pa, sizeof(pa), "%s/cgroup.procs", a);
 	fmt(pb, sizeof(pb), "%s/cgroup.procs", b);
-	t = now_ns();
+	t = bench_now_ns();
 	for (i = 0; i < n; i++)
 		write_file(i % 2 ? pb : pa, self);
-	printf("%s.attach_ns %.0f ns\n", prefix, (now_ns() - t) / n);
-	t = now_ns();
+	printf("%s.attach_ns %.0f ns\n", prefix, (bench_now_ns() - t) / n);
+	t = bench_now_ns();
 	for (i = 0; i < n; i++)
 		read_file(i % 2 ? pb : pa, buf, sizeof(buf));
-	printf("%s.procs_read_ns %.0f ns\n", prefix, (now_ns() - t) / n);
+	printf("%s.procs_read_ns %.0f ns\n", prefix, (bench_now_ns() - t) / n);
 	fmt(pa, sizeof(pa), "%s/notify_on_release", a);
-	t = now_ns();
+	t = bench_now_ns();
 	for (i = 0; i < n; i++)
 		read_file(pa, buf, sizeof(buf));
-	printf("%s.file_read_ns %.0f ns\n", prefix, (now_ns() - t) / n);
+	printf("%s.file_read_ns %.0f ns\n", prefix, (bench_now_ns() - t) / n);
 	{
 		int fd = open(pa, O_RDONLY);
 
 		if (fd < 0)
 			die("open", pa);
-		t = now_ns();
+		t = bench_now_ns();
 		for (i = 0; i < n; i++)
 			if (pread(fd, buf, sizeof(buf), 0) < 0)
 				die("pread", pa);
-		printf("%s.reread_ns %.0f ns\n", prefix, (now_ns() - t) / n);
+		printf("%s.reread_ns %.0f ns\n", prefix, (bench_now_ns() - t) / n);
 		close(fd);
 	}
 	fmt(pa, sizeof(pa), "%s/cgroup.procs", mnt);

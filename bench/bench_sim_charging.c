@@ -24,6 +24,8 @@
  */
 #include "sim/sim_impl.h"
 
+#include "bench_util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -42,14 +44,6 @@
 
 #define NPAGES (1u << 20)
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static struct sim *run_text(const char *name, const char *text, size_t len,
 			    enum sim_charging c, double *wall_s)
 {
@@ -63,14 +57,14 @@ static struct sim *run_text(const char *name, const char *text, size_t len,
 	cfg.charging = c;
 	if (sim_new(&cfg, &s) < 0)
 		return NULL;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	if (sim_load(s, name, text, len, &err) < 0 || sim_run(s, &err) < 0) {
 		fprintf(stderr, "bench: %s\n", err.msg);
 		sim_free(s);
 		return NULL;
 	}
 	if (wall_s)
-		*wall_s = (now_ns() - t0) / 1e9;
+		*wall_s = (bench_now_ns() - t0) / 1e9;
 	return s;
 }
 
@@ -107,21 +101,21 @@ static void bench_records(enum sim_charging c)
 		sim_charging_record(s, recs + i * rs, t);
 	for (i = 0; i < NPAGES; i++)
 		sim_charging_clear(s, recs + i * rs);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < NPAGES; i++)
 		sim_charging_record(s, recs + i * rs, t);
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	for (i = 0; i < NPAGES; i++) {
 		bool orphan;
 
 		sink += (uintptr_t)sim_charging_resolve(s, recs + i * rs, f, s->flusher, &orphan);
 	}
-	t2 = now_ns();
+	t2 = bench_now_ns();
 	for (i = 0; i < NPAGES; i++) {
 		sink += (uintptr_t)sim_charging_refund_cg(s, recs + i * rs, &fr);
 		sim_charging_clear(s, recs + i * rs);
 	}
-	t3 = now_ns();
+	t3 = bench_now_ns();
 	printf("sim.bytes_per_page.%s %zu bytes\n", name, rs);
 	printf("sim.charge_ns.%s %.1f ns\n", name, (t1 - t0) / NPAGES);
 	printf("sim.resolve_ns.%s %.1f ns\n", name, (t2 - t1) / NPAGES);
@@ -220,18 +214,6 @@ static void bench_big(void)
  * of the v1 memory hierarchy, removed afterwards; three runs) and in the simulator
  * (the same as a scenario). The kernel's figure varies run to run with where its
  * per-CPU stock and its own kernel-memory charges leave usage (19 + 0..63). */
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 static long kernel_oom_failcnt(void)
 {
 	char dir[128], path[192], buf[64];
@@ -243,7 +225,7 @@ static long kernel_oom_failcnt(void)
 	if (mkdir(dir, 0755) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", dir);
-	if (write_file(path, "16777216") < 0)
+	if (bench_write_str(path, "16777216") < 0)
 		goto out;
 	pid = fork();
 	if (pid == 0) {
@@ -251,7 +233,7 @@ static long kernel_oom_failcnt(void)
 		char *p;
 
 		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-		if (write_file(path, "0") < 0)
+		if (bench_write_str(path, "0") < 0)
 			_exit(2);
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
