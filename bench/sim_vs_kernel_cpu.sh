@@ -52,8 +52,10 @@ loop() {
 usage() { cat $ACCT/$NAME/$1/cpuacct.usage; }
 stop() { for p in $PIDS; do kill $p 2>/dev/null; done; wait 2>/dev/null; PIDS=""; }
 mk() { mkdir -p $CPU/$NAME/$1 $ACCT/$NAME/$1; }
+rmcg() { for c in "$@"; do rmdir $CPU/$NAME/$c $ACCT/$NAME/$c; done; }
+share() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / (a + b) }'; } # A's of A + B
 
-# sim_share SCENARIO CGROUP: the share column (percent of cpus x time) from the summary
+# sim_cpu_s SCENARIO CGROUP: the CPU seconds column of the summary
 sim_cpu_s() { "$UCG" sim "$1" | awk -v cg="$2" '$1 == cg && $2 ~ /^[0-9.]+$/ { print $2; exit }'; }
 
 fail=0
@@ -78,7 +80,7 @@ loop a 0; loop b 0
 sleep "$SECS"
 ua=$(usage a); ub=$(usage b)
 stop
-k=$(awk -v a="$ua" -v b="$ub" 'BEGIN { printf "%.4f", a / (a + b) }')
+k=$(share "$ua" "$ub")
 cat > $TMP/shares.ucg <<EOS
 cpus 1
 mount -o cpu,cpuacct cpu
@@ -94,10 +96,9 @@ busy x
 busy y
 run ${SECS}s
 EOS
-sa=$(sim_cpu_s $TMP/shares.ucg /a); sb=$(sim_cpu_s $TMP/shares.ucg /b)
-s=$(awk -v a="$sa" -v b="$sb" 'BEGIN { printf "%.4f", a / (a + b) }')
+s=$(share "$(sim_cpu_s $TMP/shares.ucg /a)" "$(sim_cpu_s $TMP/shares.ucg /b)")
 report shares "$k" "$s"
-rmdir $CPU/$NAME/a $CPU/$NAME/b $ACCT/$NAME/a $ACCT/$NAME/b
+rmcg a b
 
 # --- quota: 50 ms per 100 ms
 mk q
@@ -120,7 +121,7 @@ run ${SECS}s
 EOS
 s=$(awk -v c="$(sim_cpu_s $TMP/quota.ucg /q)" -v t="$SECS" 'BEGIN { printf "%.4f", c / t }')
 report quota "$k" "$s"
-rmdir $CPU/$NAME/q $ACCT/$NAME/q
+rmcg q
 
 # --- nested: parent quota 1 CPU over children with 2 and 1 loops, on 2 CPUs
 mk p; mk p/a; mk p/b
@@ -129,7 +130,7 @@ loop p/a 0; loop p/a 1; loop p/b 0-1
 sleep "$SECS"
 ua=$(usage p/a); ub=$(usage p/b)
 stop
-k=$(awk -v a="$ua" -v b="$ub" 'BEGIN { printf "%.4f", a / (a + b) }')
+k=$(share "$ua" "$ub")
 cat > $TMP/nested.ucg <<EOS
 cpus 2
 mount -o cpu,cpuacct cpu
@@ -151,11 +152,9 @@ busy y
 busy z
 run ${SECS}s
 EOS
-sa=$(sim_cpu_s $TMP/nested.ucg /p/a); sb=$(sim_cpu_s $TMP/nested.ucg /p/b)
-s=$(awk -v a="$sa" -v b="$sb" 'BEGIN { printf "%.4f", a / (a + b) }')
+s=$(share "$(sim_cpu_s $TMP/nested.ucg /p/a)" "$(sim_cpu_s $TMP/nested.ucg /p/b)")
 report nested "$k" "$s"
-rmdir $CPU/$NAME/p/a $CPU/$NAME/p/b $ACCT/$NAME/p/a $ACCT/$NAME/p/b
-rmdir $CPU/$NAME/p $ACCT/$NAME/p
+rmcg p/a p/b p
 
 # --- balance: no pinning, the balancer moves the tasks
 mk a; mk b
@@ -165,7 +164,7 @@ ua0=$(usage a); ub0=$(usage b)
 sleep "$SECS"
 ua=$(( $(usage a) - ua0 )); ub=$(( $(usage b) - ub0 ))
 stop
-k=$(awk -v a="$ua" -v b="$ub" 'BEGIN { printf "%.4f", a / (a + b) }')
+k=$(share "$ua" "$ub")
 cat > $TMP/balance.ucg <<EOS
 cpus 2
 mount -o cpu,cpuacct cpu
@@ -182,10 +181,9 @@ busy y
 busy z
 run ${SECS}s
 EOS
-sa=$(sim_cpu_s $TMP/balance.ucg /a); sb=$(sim_cpu_s $TMP/balance.ucg /b)
-s=$(awk -v a="$sa" -v b="$sb" 'BEGIN { printf "%.4f", a / (a + b) }')
+s=$(share "$(sim_cpu_s $TMP/balance.ucg /a)" "$(sim_cpu_s $TMP/balance.ucg /b)")
 report balance "$k" "$s"
-rmdir $CPU/$NAME/a $CPU/$NAME/b $ACCT/$NAME/a $ACCT/$NAME/b
+rmcg a b
 
 # --- parent: the parent's own cpu.stat when only its child is busy
 mk p; mk p/c
