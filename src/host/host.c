@@ -606,11 +606,47 @@ static void task_exited(struct ucg_host *h, struct ucg_engine *e, int tid, int t
 	exit_now(h, e, tid, tgid);
 }
 
-/* Who created a task, as far as /proc can tell: a thread was made by some thread of
- * its own process (we take the leader), a process by its parent. */
-static int creator_of(const struct ucg_task_info *info, int ppid)
+/* A live thread of process tgid other than child, the lowest tid, or 0. Used when
+ * the leader has exited but its process lives on (pthread_exit in main): a thread
+ * made then was made by one of the others, never by the leader, and the kernel
+ * starts it where its creator is; the exited leader is in no cgroup (the engine
+ * would put the thread in the roots). Which thread made it is not reported; when the
+ * threads sit in different cgroups of one hierarchy this may pick another one. */
+static int live_thread_of(struct ucg_host *h, int tgid, int child)
 {
-	return info->tid != info->tgid ? info->tgid : ppid;
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int best = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		int tid = atoi(de->d_name);
+
+		if (tid > 0 && tid != child && tid != tgid && in_range(h, tid) &&
+		    h->state[tid] == TS_ALIVE && (!best || tid < best))
+			best = tid;
+	}
+	closedir(d);
+	return best;
+}
+
+/* Who created a task, as far as /proc can tell: a thread was made by some thread of
+ * its own process (we take the leader, or another live thread once the leader has
+ * exited), a process by its parent. */
+static int creator_of(struct ucg_host *h, const struct ucg_task_info *info, int ppid)
+{
+	int other;
+
+	if (info->tid == info->tgid)
+		return ppid;
+	if (in_range(h, info->tgid) && h->state[info->tgid] == TS_ZOMBIE &&
+	    (other = live_thread_of(h, info->tgid, info->tid)))
+		return other;
+	return info->tgid;
 }
 
 /* Adds a task found in /proc (not through a fork event) under creator, or in the
@@ -680,7 +716,7 @@ static void pend_push(struct ucg_host *h, const struct ucg_task_info *info, int 
  * parent again. */
 static void place_one(struct ucg_host *h, struct ucg_engine *e, struct pending *p)
 {
-	int creator = creator_of(&p->info, p->ppid);
+	int creator = creator_of(h, &p->info, p->ppid);
 
 	if (creator && (!in_range(h, creator) || h->state[creator] == TS_UNKNOWN) &&
 	    p->info.tid == p->info.tgid) {
@@ -715,7 +751,7 @@ static void place_pending(struct ucg_host *h, struct ucg_engine *e)
 		progress = 0;
 		for (i = 0; i < h->nr_pend; i++) {
 			struct pending *p = &h->pend[i];
-			int c = creator_of(&p->info, p->ppid);
+			int c = creator_of(h, &p->info, p->ppid);
 
 			if (h->seen[p->info.tid] != 2)
 				continue;
@@ -867,7 +903,7 @@ void ucg_host_reap_check(struct ucg_host *h, struct ucg_engine *e)
 static void on_fork(struct ucg_host *h, struct ucg_engine *e, const struct proc_event *ev)
 {
 	int child = ev->event_data.fork.child_pid, tgid = ev->event_data.fork.child_tgid;
-	int creator = child != tgid ? tgid : ev->event_data.fork.parent_pid;
+	int creator = ev->event_data.fork.parent_pid;
 	struct ucg_task_info info;
 	uint64_t start = 0;
 	unsigned flags = 0;
@@ -881,6 +917,11 @@ static void on_fork(struct ucg_host *h, struct ucg_engine *e, const struct proc_
 		gone = 1; /* exited and reaped already: its exit event follows */
 	if (r < 0)
 		start = 0;
+	if (child != tgid) {
+		struct ucg_task_info self = { .tid = child, .tgid = tgid };
+
+		creator = creator_of(h, &self, 0);
+	}
 	if (h->state[child] != TS_UNKNOWN) {
 		struct ucg_task_info old;
 

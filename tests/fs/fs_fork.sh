@@ -87,6 +87,19 @@ check "a non-leader's execve: the process and its new child listed" \
 	"$(sort -n $M/t/tasks | tr '\n' ' ')" "$(printf '%s\n' $P $C | sort -n | tr '\n' ' ')"
 { kill $C; kill $P; wait $P; } 2>/dev/null
 
+# the leader exits (pthread_exit in main), then another thread makes a thread: it
+# starts in the process's cgroup as on the kernel (verified on 6.18: tasks lists both
+# threads, cgroup.procs the exited leader), not in the root
+mkdir $M/lx
+bash -c 'echo $$ > '$M'/lx/cgroup.procs; exec '$(dirname $FSOP)'/leaderexit '$SCRATCH'/lx' &
+P=$!; PIDS+=("$P")
+for i in $(seq 200); do [ -s $SCRATCH/lx ] && break; sleep 0.05; done
+T=$(ls /proc/$P/task | grep -vx $P | sort -n | tr '\n' ' ')
+check "a thread made after its leader exited starts with its process" \
+	"$(sort -n $M/lx/tasks | tr '\n' ' ')" "$T"
+check "the exited leader stays in cgroup.procs" "$(cat $M/lx/cgroup.procs)" "$P"
+{ kill $P; wait $P; } 2>/dev/null
+
 # events lost: a daemon with a tiny connector buffer drops events (ENOBUFS) and must
 # resynchronise from /proc; membership must still be exact. (This once failed one run
 # in three under the sanitizers: forks read after ENOBUFS by parents whose own fork
