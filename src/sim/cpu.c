@@ -79,6 +79,24 @@
  * as user time. Rates are doubles; the time added for an interval is rounded to whole
  * ns, the same way on every machine (IEEE arithmetic in a fixed order).
  *
+ * Incremental recompute. The runqueues, each task's place on them and each CPU's
+ * last share are kept from one recompute to the next, and a recompute redoes only
+ * what the events since the last one touched: a task whose runnability, cgroup,
+ * demand or CPU changed leaves and joins runqueues (both become dirty); a group with
+ * a dirty runqueue, or whose shares or throttling changed, sums that runqueue again,
+ * then its weights and links, and marks its parent's runqueue on a CPU dirty only
+ * where what the parent sums changed (its weight, min(1, d) or d there); groups go
+ * bottom-up; the balancer runs on the root loads as before (a task it moves makes
+ * its two runqueues dirty for the next round); only CPUs where a runqueue was dirty
+ * are water-filled again, and only groups whose grant on such a CPU changed sum their
+ * alloc again. Each sum has one fixed order whatever is redone (a runqueue's tasks by
+ * tid, then its children by descending id; a group's runqueues by CPU), so the
+ * floats are those of a recompute from scratch, bit for bit; an emptied runqueue
+ * stays and adds exact zeros. sim_cpu_full forces the recompute from scratch
+ * (src/sim/test_sim_cpu_incr.c runs the shipped and randomized scenarios both ways
+ * and compares every rate after every recompute). When only a CPU timer fired since
+ * the last recompute, the runnable tasks are not even gathered again.
+ *
  * Limits. Balancing is a deterministic rule, not the kernel's timing: the kernel's
  * outcome depends on where tasks woke up and when its balancer ran, so with free tasks
  * the two can settle in different, equally balanced, placements. No migration cost,
@@ -105,8 +123,10 @@
 
 static void cpu_fire(struct sim *s, struct sim_event_src *src, uint64_t arg);
 
-bool sim_cpu_no_shortcut;
+bool sim_cpu_full;
 uint64_t sim_cpu_shortcuts;
+bool sim_cpu_digesting;
+uint64_t sim_cpu_digest;
 
 void sim_cpu_init(struct sim *s)
 {
@@ -162,59 +182,101 @@ static bool task_frozen(struct sim *s, struct sim_task *t, int ifrz)
 #define BALANCE_EPS (NICE0 / 64) /* a move must cut an imbalance by 1/64 of a task */
 
 /* A group's runqueue on one CPU (the root's too): what its entities there want and
- * weigh, and where it sits in its parent's runqueue on that CPU. */
+ * weigh, and where it sits in its parent's runqueue on that CPU. Runqueues live from
+ * the first time their group has something on that CPU until the next reset (an empty
+ * one adds exact zeros to every sum, so keeping it changes no figure). */
 struct rq {
 	struct sim_cg *cg;   /* NULL: the root when no hierarchy has the cpu controller */
 	int cpu;
-	int parent;          /* the parent group's rq on this CPU, -1: root or throttled */
-	int next_of_cg;      /* the group's rq on another CPU */
-	int first_child, next_sib; /* child groups' rqs on this CPU */
-	int first_task;      /* runnable tasks queued here (index into rt) */
+	int slot;            /* its group's slot: cgroup id + 1, 0 the hierarchy-less root */
+	int parent;          /* the parent group's rq on this CPU while linked, else -1 */
+	int next_of_cg;      /* the group's rq on its next higher CPU */
+	int first_child, next_sib; /* linked child groups' rqs here, descending id */
+	int first_task;      /* runnable tasks queued here, ascending task index */
+	int next_reached;    /* in its CPU's list of rqs the last share reached */
+	bool dirty;          /* load and d to be summed again */
+	bool up;             /* d changed: the parent's sums must be redone */
 	double load;         /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
 	double d;            /* CPUs its tasks want here */
 	double w;            /* its group entity's weight on this CPU */
 	double u;            /* min(1, d) */
-	int slot;            /* its group's slot (cgroup id, or the hierarchy-less root) */
+	double a;            /* CPUs its entity got in the last share of this CPU, else 0 */
 };
 
 struct went {
 	double w, d, a;
 	double r;            /* d / w, the sort key, computed once */
 	int rq;              /* child group's rq, or -1 for a task */
-	int task;            /* index into rt */
+	int task;            /* task index */
 	int key;             /* cgroup id or tid, for ties */
 };
 
+#define G_DIRTY 1u       /* group: some rq, its weight or its link to be redone */
+#define G_ALLOC 2u       /* group: its alloc to be summed again */
+#define G_THR 4u         /* group: throttled when last processed */
+
+/* The model's state, kept from one recompute to the next. Tasks are named by their
+ * index in s->tasks (creation order, which is tid order), groups by their slot. A
+ * recompute touches only what changed since the last: the tasks whose runnability,
+ * group, demand or CPU changed and the runqueues they leave or join ("dirty"); the
+ * groups above a dirty runqueue, bottom-up, whose sums, weights or links changed; the
+ * CPUs where anything in the tree changed, which are shared again; the groups whose
+ * per-CPU grants changed, whose alloc is summed again. Every sum is formed in one
+ * fixed order whatever was recomputed (a runqueue: its tasks by index, then its
+ * children by descending id; a group: its runqueues by CPU), so an incremental
+ * recompute gives the bits a full one gives. sim_cpu_full resets the state at every
+ * recompute, which makes every one a full one. */
 struct cpu_state {
 	struct rq *rq;
 	size_t nrq, crq;
-	int *cg_first;       /* per cgroup id, + 1 for the hierarchy-less root: first rq */
-	size_t ccg;
-	struct sim_task **rt; /* runnable tasks, tid order */
+	int *slot;           /* (group slot, CPU) -> its rq, -1; NULL when too large */
+	size_t cslot, slot_nslots;
+	unsigned slot_ncpu;
+	/* per group slot (cgroup id + 1, 0: the hierarchy-less root) */
+	int *g_first;        /* its rqs, ascending CPU */
+	unsigned char *g_flags;
+	unsigned *g_shares;  /* the cpu.shares its weights were computed with */
+	size_t nslots, cslots;
+	int gmax_dirty;      /* highest slot with G_DIRTY, -1 none */
+	int *alloc_list;     /* slots with G_ALLOC */
+	size_t nalloc;
+	/* per task index */
+	int *tq;             /* the rq it is queued on, -1 */
+	int *tnext;          /* next task on the same rq */
+	int *cnext;          /* next task on the same CPU */
 	double *want;
-	int *task_rq, *task_next, *cpu_tnext;
-	uint64_t *mask;      /* allowed CPUs per runnable task (bits) ... */
+	uint64_t *mask;      /* allowed CPUs (bits) ... */
 	bool *any;           /* ... or any CPU */
-	bool *moved;
-	size_t nrt, crt;
-	int *cpu_root;       /* per CPU: the root's rq, -1 */
-	int *cpu_head;       /* per CPU: its runnable tasks */
+	uint32_t *moved;     /* == stamp: moved in this balancing round */
+	size_t ntk, ctk;
+	uint32_t stamp;
+	int *rt;             /* runnable tasks, ascending index */
+	size_t nrt;
+	int *changed;        /* tasks that changed CPU in this recompute (may repeat) */
+	size_t nchanged, cchanged;
+	int *moves;          /* tasks moved in this balancing round */
+	/* per CPU */
+	int *cpu_root;       /* the root's rq, -1 */
+	int *chead;          /* runnable tasks queued on it, ascending index */
+	int *reached;        /* rqs the last share reached */
+	bool *reshare;
 	int *order;
-	double *cpu_load;    /* per CPU: the root runqueue's load */
+	double *cpu_load;    /* the root runqueue's load */
 	size_t ccpu;
+	unsigned ncpu;       /* the CPU count the state was built for */
+	struct sim_hier *hi; /* the cpu hierarchy it was built for */
+	bool valid;          /* else reset before use */
+	bool full_alloc;     /* sum every group's alloc (after a reset) */
 	struct went *wf;
 	size_t cwf;
 	struct sim_task **run; /* tasks with a rate, for sim_cpu_advance */
-	struct sim_cg **tcg; /* per runnable task: its cpu cgroup */
+	size_t nrun, crun;
 	struct sim_task **pl; /* tasks with cpuacct_pend, to flush */
 	size_t npl, cpl;
-	size_t nrun;
-	int *slot;           /* (group slot, CPU) -> its rq, -1; NULL when too large */
-	size_t cslot, slot_ncpu;
-	/* The runnable set (rt, tcg, want, mask, any) of the last recompute is reused
-	 * when the only event since was a CPU timer (throttling changed, nothing else
-	 * could have): then the tasks, their cgroups, cpusets, freezer states and
-	 * affinities are those the last gather read. */
+	/* The runnable set (rt, want, mask, any) of the last gather is reused when the
+	 * only event since was a CPU timer (throttling changed, nothing else could
+	 * have): then the tasks, their cgroups, cpusets, freezer states and affinities
+	 * are those the last gather read. */
 	bool gathered;       /* rt.. hold the last recompute's runnable set */
 	uint64_t upd_nevents; /* s->nevents when the last recompute ran */
 	uint64_t bw_nevents; /* s->nevents after the timer that alone dirtied, or 0 */
@@ -249,106 +311,179 @@ void sim_cpu_fini(struct sim *s)
 	if (!st)
 		return;
 	ucg_free(st->rq);
-	ucg_free(st->cg_first);
-	ucg_free(st->rt);
+	ucg_free(st->slot);
+	ucg_free(st->g_first);
+	ucg_free(st->g_flags);
+	ucg_free(st->g_shares);
+	ucg_free(st->alloc_list);
+	ucg_free(st->tq);
+	ucg_free(st->tnext);
+	ucg_free(st->cnext);
 	ucg_free(st->want);
-	ucg_free(st->task_rq);
-	ucg_free(st->task_next);
-	ucg_free(st->cpu_tnext);
 	ucg_free(st->mask);
 	ucg_free(st->any);
 	ucg_free(st->moved);
+	ucg_free(st->rt);
+	ucg_free(st->changed);
+	ucg_free(st->moves);
 	ucg_free(st->cpu_root);
-	ucg_free(st->cpu_head);
+	ucg_free(st->chead);
+	ucg_free(st->reached);
+	ucg_free(st->reshare);
 	ucg_free(st->order);
 	ucg_free(st->cpu_load);
 	ucg_free(st->wf);
 	ucg_free(st->run);
-	ucg_free(st->tcg);
 	ucg_free(st->pl);
-	ucg_free(st->slot);
 	ucg_free(st);
 	s->cpu_state = NULL;
 }
 
-/* Sizes the scratch for ntasks tasks, ncg cgroups and ncpu CPUs. */
-static int state_reserve(struct cpu_state *st, size_t ntasks, size_t ncg, size_t ncpu)
+/* Reallocates each array of arr[] (element sizes sz[]) to n elements. */
+static int resize_all(void ***arr, const size_t *sz, size_t k, size_t n)
 {
-	size_t c;
+	size_t i;
 
-	if (ntasks + 1 > st->crt) {
-		size_t n = ntasks + 1 + ntasks / 2;
-		void **arr[] = { (void **)&st->rt, (void **)&st->want, (void **)&st->task_rq,
-				 (void **)&st->task_next, (void **)&st->cpu_tnext,
-				 (void **)&st->mask, (void **)&st->any, (void **)&st->moved,
-				 (void **)&st->run, (void **)&st->tcg };
-		size_t sz[] = { sizeof(*st->rt), sizeof(*st->want), sizeof(int), sizeof(int),
-				sizeof(int), sizeof(uint64_t), sizeof(bool), sizeof(bool),
-				sizeof(*st->run), sizeof(*st->tcg) };
-		size_t i;
+	for (i = 0; i < k; i++) {
+		void *v = ucg_realloc(*arr[i], n * sz[i]);
 
-		for (i = 0; i < sizeof(sz) / sizeof(sz[0]); i++) {
-			void *v = ucg_realloc(*arr[i], n * sz[i]);
-
-			if (!v)
-				return -ENOMEM;
-			*arr[i] = v;
-		}
-		st->crt = n;
-	}
-	c = st->ccg;
-	if (grow((void **)&st->cg_first, &c, ncg + 1, sizeof(int)) < 0)
-		return -ENOMEM;
-	st->ccg = c;
-	/* a dense (group, CPU) index while it stays small (4M entries); else rq_get
-	 * scans the group's rqs */
-	if ((ncg + 1) * ncpu <= ((size_t)1 << 22)) {
-		size_t need = (ncg + 1) * ncpu, i;
-
-		if (need > st->cslot || st->slot_ncpu != ncpu) {
-			int *v = ucg_realloc(st->slot, need * sizeof(int));
-
-			if (!v)
-				return -ENOMEM;
-			st->slot = v;
-			st->cslot = need;
-			st->slot_ncpu = ncpu;
-			for (i = 0; i < need; i++)
-				v[i] = -1;
-			st->nrq = 0; /* nothing to clear in the fresh index */
-		}
-	} else {
-		ucg_free(st->slot);
-		st->slot = NULL;
-		st->cslot = 0;
-	}
-	if (ncpu > st->ccpu) {
-		void **arr[] = { (void **)&st->cpu_root, (void **)&st->cpu_head,
-				 (void **)&st->order, (void **)&st->cpu_load };
-		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(double) };
-		size_t i;
-
-		for (i = 0; i < 4; i++) {
-			void *v = ucg_realloc(*arr[i], ncpu * sz[i]);
-
-			if (!v)
-				return -ENOMEM;
-			*arr[i] = v;
-		}
-		st->ccpu = ncpu;
+		if (!v)
+			return -ENOMEM;
+		*arr[i] = v;
 	}
 	return 0;
 }
 
-/* The rq of the group with slot idx (cgroup id, or the hierarchy-less root) on cpu,
- * made empty if it has none yet; -1 when out of memory. */
-static int rq_make(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
+/* Sizes the state for ntasks tasks, nslots group slots and ncpu CPUs; new tasks are
+ * on no runqueue, new slots have none. */
+static int state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, size_t ncpu)
+{
+	size_t i;
+
+	if (ntasks > st->ctk) {
+		size_t n = ntasks + ntasks / 2 + 16;
+		void **arr[] = { (void **)&st->tq, (void **)&st->tnext, (void **)&st->cnext,
+				 (void **)&st->want, (void **)&st->mask, (void **)&st->any,
+				 (void **)&st->moved, (void **)&st->rt, (void **)&st->moves,
+				 (void **)&st->run };
+		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(double),
+				sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
+				sizeof(int), sizeof(*st->run) };
+
+		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
+			return -ENOMEM;
+		st->ctk = st->crun = n;
+	}
+	for (i = st->ntk; i < ntasks; i++) {
+		st->tq[i] = -1;
+		st->moved[i] = 0;
+		st->want[i] = 0;
+	}
+	if (ntasks > st->ntk)
+		st->ntk = ntasks;
+	if (nslots > st->cslots) {
+		size_t n = nslots + nslots / 2 + 16;
+		void **arr[] = { (void **)&st->g_first, (void **)&st->g_flags,
+				 (void **)&st->g_shares, (void **)&st->alloc_list };
+		size_t sz[] = { sizeof(int), 1, sizeof(unsigned), sizeof(int) };
+
+		if (resize_all(arr, sz, 4, n) < 0)
+			return -ENOMEM;
+		st->cslots = n;
+	}
+	for (i = st->nslots; i < nslots; i++) {
+		st->g_first[i] = -1;
+		st->g_flags[i] = 0;
+		st->g_shares[i] = 0;
+	}
+	if (nslots > st->nslots)
+		st->nslots = nslots;
+	if (ncpu > st->ccpu) {
+		void **arr[] = { (void **)&st->cpu_root, (void **)&st->chead,
+				 (void **)&st->reached, (void **)&st->reshare,
+				 (void **)&st->order, (void **)&st->cpu_load };
+		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(bool),
+				sizeof(int), sizeof(double) };
+
+		if (resize_all(arr, sz, 6, ncpu) < 0)
+			return -ENOMEM;
+		st->ccpu = ncpu;
+	}
+	/* a dense (slot, CPU) index while it stays small (4M entries); else rq_get
+	 * scans the group's rqs. Slot-major, so new slots only append. */
+	if (nslots * ncpu <= ((size_t)1 << 22)) {
+		size_t need = nslots * ncpu;
+
+		if (st->slot && st->slot_ncpu != ncpu) {
+			ucg_free(st->slot);
+			st->slot = NULL;
+			st->cslot = st->slot_nslots = 0;
+		}
+		if (need > st->cslot) {
+			size_t n = need + need / 2;
+			int *v = ucg_realloc(st->slot, n * sizeof(int));
+
+			if (!v)
+				return -ENOMEM;
+			if (!st->slot) {
+				/* index the rqs there are */
+				for (i = 0; i < n; i++)
+					v[i] = -1;
+				for (i = 0; i < st->nrq; i++)
+					v[(size_t)st->rq[i].slot * ncpu + (size_t)st->rq[i].cpu] = (int)i;
+			} else {
+				for (i = st->slot_nslots * ncpu; i < n; i++)
+					v[i] = -1;
+			}
+			st->slot = v;
+			st->cslot = n;
+			st->slot_ncpu = (unsigned)ncpu;
+			st->slot_nslots = n / ncpu;
+		}
+	} else if (st->slot) {
+		ucg_free(st->slot);
+		st->slot = NULL;
+		st->cslot = st->slot_nslots = 0;
+	}
+	return 0;
+}
+
+static inline void mark_group(struct cpu_state *st, int slot)
+{
+	st->g_flags[slot] |= G_DIRTY;
+	if (slot > st->gmax_dirty)
+		st->gmax_dirty = slot;
+}
+
+/* q's sums must be formed again, and its CPU shared again */
+static inline void mark_dirty(struct cpu_state *st, int q)
+{
+	st->rq[q].dirty = true;
+	st->reshare[st->rq[q].cpu] = true;
+	mark_group(st, st->rq[q].slot);
+}
+
+static inline void mark_alloc(struct cpu_state *st, int slot)
+{
+	if (!(st->g_flags[slot] & G_ALLOC)) {
+		st->g_flags[slot] |= G_ALLOC;
+		st->alloc_list[st->nalloc++] = slot;
+	}
+}
+
+/* The rq of the group in slot idx on cpu, made (empty, dirty) if it has none yet;
+ * -1 when out of memory. */
+static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 {
 	struct rq *q;
-	int i;
+	int i, *pp;
 
-	if (!st->slot) {
-		for (i = st->cg_first[idx]; i >= 0; i = st->rq[i].next_of_cg)
+	if (st->slot) {
+		i = st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu];
+		if (i >= 0)
+			return i;
+	} else {
+		for (i = st->g_first[idx]; i >= 0; i = st->rq[i].next_of_cg)
 			if (st->rq[i].cpu == cpu)
 				return i;
 	}
@@ -359,118 +494,226 @@ static int rq_make(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 	memset(q, 0, sizeof(*q));
 	q->cg = cg;
 	q->cpu = cpu;
-	q->parent = q->first_child = q->next_sib = q->first_task = -1;
-	q->next_of_cg = st->cg_first[idx];
 	q->slot = idx;
-	st->cg_first[idx] = i;
+	q->parent = q->first_child = q->next_sib = q->first_task = q->next_reached = -1;
+	/* the group's rqs stay in CPU order: its sums run in CPU order */
+	for (pp = &st->g_first[idx]; *pp >= 0 && st->rq[*pp].cpu < cpu; pp = &st->rq[*pp].next_of_cg)
+		;
+	q->next_of_cg = *pp;
+	*pp = i;
 	if (st->slot)
 		st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu] = i;
+	mark_dirty(st, i);
 	return i;
 }
 
-/* rq_make with its common case, the group's rq found in the dense index, inline */
-static inline int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
+/* Drops every runqueue and placement: the next recompute builds all from scratch. */
+static void state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 {
-	if (st->slot) {
-		int i = st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu];
-
-		if (i >= 0)
-			return i;
-	}
-	return rq_make(st, idx, cg, cpu);
-}
-
-/* Builds every runqueue from the tasks' CPUs, bottom-up. A group's entity on CPU c
- * weighs shares·L_c/ΣL (its load there over its load on all CPUs, at least 2), the
- * way CFS spreads a group's shares over the CPUs its tasks run on. */
-static int build(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
-{
-	size_t i, ncg = s->ncgs;
-	size_t id;
+	size_t i;
 
 	if (st->slot)
 		for (i = 0; i < st->nrq; i++)
 			st->slot[(size_t)st->rq[i].slot * st->slot_ncpu + (size_t)st->rq[i].cpu] = -1;
 	st->nrq = 0;
-	for (i = 0; i <= ncg; i++)
-		st->cg_first[i] = -1;
-	for (i = 0; i < s->nr_cpus; i++)
-		st->cpu_root[i] = -1;
-	for (i = 0; i < st->nrt; i++) {
-		struct sim_cg *cg = st->tcg[i];
-		int q;
-
-		q = rq_get(st, cg ? cg->id : (int)ncg, cg, st->rt[i]->cpu);
-		if (q < 0)
-			return -ENOMEM;
-		st->rq[q].load += NICE0 * st->want[i];
-		st->rq[q].d += st->want[i];
-		st->task_rq[i] = q;
-		st->task_next[i] = st->rq[q].first_task;
-		st->rq[q].first_task = (int)i;
+	for (i = 0; i < st->nslots; i++) {
+		st->g_first[i] = -1;
+		st->g_flags[i] = 0;
+		st->g_shares[i] = 0;
 	}
-	if (!hi) {
-		int q;
-
-		for (q = st->cg_first[ncg]; q >= 0; q = st->rq[q].next_of_cg)
-			st->cpu_root[st->rq[q].cpu] = q;
-		goto loads;
+	st->gmax_dirty = -1;
+	st->nalloc = 0;
+	for (i = 0; i < st->ntk; i++)
+		st->tq[i] = -1;
+	for (i = 0; i < st->ccpu; i++) {
+		st->cpu_root[i] = st->chead[i] = st->reached[i] = -1;
+		st->reshare[i] = false;
 	}
-	/* children were made after their parents: decreasing id is bottom-up */
-	for (id = ncg; id-- > 0;) {
-		struct sim_cg *g = s->cgs[id];
-		double total = 0;
-		unsigned active = 0;
-		int q;
+	/* groups with no rq are on no CPU */
+	for (i = 0; hi && i < s->ncgs; i++)
+		if (s->cgs[i]->hier == hi)
+			s->cgs[i]->nr_active = 0;
+	st->ncpu = s->nr_cpus;
+	st->hi = hi;
+	st->gathered = false;
+	st->full_alloc = true;
+	st->valid = true;
+}
 
-		if (g->hier != hi)
-			continue;
-		for (q = st->cg_first[id]; q >= 0; q = st->rq[q].next_of_cg) {
-			total += st->rq[q].load;
-			if (st->rq[q].d > 0)
-				active++;
-		}
-		g->nr_active = active;
-		if (!g->parent) {
-			for (q = st->cg_first[id]; q >= 0; q = st->rq[q].next_of_cg)
-				st->cpu_root[st->rq[q].cpu] = q;
-			continue;
-		}
-		if (g->throttled)
-			continue; /* dequeued from its parent on every CPU */
-		for (q = st->cg_first[id]; q >= 0; q = st->rq[q].next_of_cg) {
-			struct rq *r = &st->rq[q];
-			double w = total > 0 ? (double)g->shares * r->load / total : g->shares;
-			int pq;
+/* Unlinks q from its parent's list of children (its parent's sums are redone). */
+static void rq_unlink(struct cpu_state *st, int q)
+{
+	int p = st->rq[q].parent, *pp;
 
-			if (w < MIN_SHARES)
-				w = MIN_SHARES;
-			r->w = w;
-			r->u = r->d < 1 ? r->d : 1;
-			pq = rq_get(st, g->parent->id, g->parent, r->cpu);
-			if (pq < 0)
-				return -ENOMEM;
-			r = &st->rq[q]; /* rq_get may have moved the array */
-			r->parent = pq;
-			r->next_sib = st->rq[pq].first_child;
-			st->rq[pq].first_child = q;
-			st->rq[pq].load += r->w * r->u;
-			st->rq[pq].d += r->d;
-		}
-	}
-loads:
-	for (i = 0; i < s->nr_cpus; i++)
-		st->cpu_load[i] = st->cpu_root[i] >= 0 ? st->rq[st->cpu_root[i]].load : 0;
+	for (pp = &st->rq[p].first_child; *pp != q; pp = &st->rq[*pp].next_sib)
+		;
+	*pp = st->rq[q].next_sib;
+	st->rq[q].parent = st->rq[q].next_sib = -1;
+	mark_dirty(st, p);
+}
+
+/* Links q into the rq p of its parent group on the same CPU, by descending id. */
+static void rq_link(struct cpu_state *st, int q, int p)
+{
+	int *pp;
+
+	for (pp = &st->rq[p].first_child; *pp >= 0 && st->rq[*pp].slot > st->rq[q].slot;
+	     pp = &st->rq[*pp].next_sib)
+		;
+	st->rq[q].next_sib = *pp;
+	*pp = q;
+	st->rq[q].parent = p;
+	mark_dirty(st, p);
+}
+
+/* Takes task k off its rq and its CPU. */
+static void task_dequeue(struct cpu_state *st, int k)
+{
+	int q = st->tq[k], *pp;
+
+	for (pp = &st->rq[q].first_task; *pp != k; pp = &st->tnext[*pp])
+		;
+	*pp = st->tnext[k];
+	for (pp = &st->chead[st->rq[q].cpu]; *pp != k; pp = &st->cnext[*pp])
+		;
+	*pp = st->cnext[k];
+	st->tq[k] = -1;
+	mark_dirty(st, q);
+}
+
+/* Queues task k on the rq of slot idx (group cg) on cpu; -ENOMEM. */
+static int task_enqueue(struct cpu_state *st, int k, int idx, struct sim_cg *cg, int cpu)
+{
+	int q = rq_get(st, idx, cg, cpu), *pp;
+
+	if (q < 0)
+		return -ENOMEM;
+	for (pp = &st->rq[q].first_task; *pp >= 0 && *pp < k; pp = &st->tnext[*pp])
+		;
+	st->tnext[k] = *pp;
+	*pp = k;
+	for (pp = &st->chead[cpu]; *pp >= 0 && *pp < k; pp = &st->cnext[*pp])
+		;
+	st->cnext[k] = *pp;
+	*pp = k;
+	st->tq[k] = q;
+	mark_dirty(st, q);
 	return 0;
 }
 
-/* What task i adds to its CPU's root load (the kernel's h_load): its own load scaled
+/* Sums q's load and demand again: its tasks by index, then its children by
+ * descending id (the order a full rebuild adds them in). */
+static void rq_sum(struct cpu_state *st, int q)
+{
+	struct rq *r = &st->rq[q];
+	double load = 0, d = 0;
+	int k, c;
+
+	for (k = r->first_task; k >= 0; k = st->tnext[k]) {
+		load += NICE0 * st->want[k];
+		d += st->want[k];
+	}
+	for (c = r->first_child; c >= 0; c = st->rq[c].next_sib) {
+		load += st->rq[c].w * st->rq[c].u;
+		d += st->rq[c].d;
+	}
+	if (d != r->d)
+		r->up = true;
+	r->load = load;
+	r->d = d;
+	r->dirty = false;
+}
+
+/* Redoes a dirty group: its dirty rqs' sums, its CPU count, and each rq's weight
+ * shares·L_c/ΣL (at least 2, the way CFS spreads a group's shares over the CPUs its
+ * tasks run on) and link into its parent's rq there; a throttled group is unlinked
+ * on every CPU. A change the parent's sums see marks the parent's rq dirty. */
+static int group_redo(struct sim *s, struct cpu_state *st, int idx)
+{
+	struct sim_cg *g = idx ? s->cgs[idx - 1] : NULL;
+	double total = 0;
+	unsigned active = 0;
+	int q;
+
+	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+		if (st->rq[q].dirty)
+			rq_sum(st, q);
+		total += st->rq[q].load;
+		if (st->rq[q].d > 0)
+			active++;
+	}
+	if (g)
+		g->nr_active = active;
+	if (!g || !g->parent) {
+		for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+			st->cpu_root[st->rq[q].cpu] = q;
+			st->rq[q].up = false;
+		}
+		return 0;
+	}
+	if (g->throttled) {
+		/* dequeued from its parent on every CPU */
+		for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+			if (st->rq[q].parent >= 0)
+				rq_unlink(st, q);
+			st->rq[q].up = false;
+		}
+		return 0;
+	}
+	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+		struct rq *r = &st->rq[q];
+		double w = total > 0 ? (double)g->shares * r->load / total : g->shares;
+		double u = r->d < 1 ? r->d : 1;
+
+		if (w < MIN_SHARES)
+			w = MIN_SHARES;
+		if (r->parent < 0) {
+			int cpu = r->cpu;
+			int p = rq_get(st, g->parent->id + 1, g->parent, cpu);
+
+			if (p < 0)
+				return -ENOMEM;
+			r = &st->rq[q]; /* rq_get may have moved the array */
+			r->w = w;
+			r->u = u;
+			rq_link(st, q, p);
+		} else if (w != r->w || u != r->u || r->up) {
+			r->w = w;
+			r->u = u;
+			mark_dirty(st, r->parent);
+		}
+		st->rq[q].up = false;
+	}
+	return 0;
+}
+
+/* Redoes every dirty group, children before parents (a child's id is above its
+ * parent's), then reads the CPUs' root loads. */
+static int groups_redo(struct sim *s, struct cpu_state *st)
+{
+	unsigned c;
+	int idx;
+
+	for (idx = st->gmax_dirty; idx >= 0; idx--) {
+		if (!(st->g_flags[idx] & G_DIRTY))
+			continue;
+		st->g_flags[idx] &= (unsigned char)~G_DIRTY;
+		if (group_redo(s, st, idx) < 0)
+			return -ENOMEM;
+	}
+	st->gmax_dirty = -1;
+	for (c = 0; c < s->nr_cpus; c++)
+		st->cpu_load[c] = st->cpu_root[c] >= 0 ? st->rq[st->cpu_root[c]].load : 0;
+	return 0;
+}
+
+/* What task k adds to its CPU's root load (the kernel's h_load): its own load scaled
  * by each group's weight over the load of the runqueue it sits in; 0 when a throttled
  * group holds it. */
-static double task_h_load(struct cpu_state *st, size_t i)
+static double task_h_load(struct cpu_state *st, int k)
 {
-	int q = st->task_rq[i];
-	double h = NICE0 * st->want[i];
+	int q = st->tq[k];
+	double h = NICE0 * st->want[k];
 
 	while (st->rq[q].parent >= 0) {
 		int p = st->rq[q].parent;
@@ -483,16 +726,16 @@ static double task_h_load(struct cpu_state *st, size_t i)
 	return st->cpu_root[st->rq[q].cpu] == q ? h : 0;
 }
 
-static bool allowed(const struct cpu_state *st, size_t i, unsigned cpu)
+static bool allowed(const struct cpu_state *st, int k, unsigned cpu)
 {
-	return st->any[i] || (cpu < 64 && (st->mask[i] >> cpu & 1));
+	return st->any[k] || (cpu < 64 && (st->mask[k] >> cpu & 1));
 }
 
-/* Where task i may run: its cpuset's CPUs and its affinity among the online ones; an
+/* Where task k may run: its cpuset's CPUs and its affinity among the online ones; an
  * empty intersection falls back to the cpuset, then to every CPU, as the kernel does. */
-static void task_mask(struct sim *s, struct cpu_state *st, size_t i, int ics)
+static void task_mask(struct sim *s, struct cpu_state *st, int k, int ics)
 {
-	struct sim_task *t = st->rt[i];
+	struct sim_task *t = s->tasks[k];
 	struct sim_cg *g = task_cg_at(s, t, ics);
 	uint64_t online = s->nr_cpus >= 64 ? UINT64_MAX : (1ull << s->nr_cpus) - 1;
 	uint64_t cs = UINT64_MAX, m;
@@ -505,10 +748,10 @@ static void task_mask(struct sim *s, struct cpu_state *st, size_t i, int ics)
 	m = cs & (t->affinity ? t->affinity : UINT64_MAX);
 	if (!(m & online))
 		m = cs;
-	st->any[i] = m == UINT64_MAX || ((m & online) == online && s->nr_cpus <= 64);
-	st->mask[i] = m & online;
-	if (!st->any[i] && !st->mask[i])
-		st->any[i] = true;
+	st->any[k] = m == UINT64_MAX || ((m & online) == online && s->nr_cpus <= 64);
+	st->mask[k] = m & online;
+	if (!st->any[k] && !st->mask[k])
+		st->any[k] = true;
 }
 
 /* Newly runnable tasks (and tasks whose CPU became forbidden) go, in tid order, to the
@@ -521,24 +764,26 @@ static void place_new(struct sim *s, struct cpu_state *st)
 	for (c = 0; c < s->nr_cpus; c++)
 		st->cpu_load[c] = 0;
 	for (i = 0; i < st->nrt; i++) {
-		struct sim_task *t = st->rt[i];
+		int k = st->rt[i];
+		struct sim_task *t = s->tasks[k];
 
-		if (t->cpu >= 0 && (unsigned)t->cpu < s->nr_cpus && allowed(st, i, (unsigned)t->cpu))
-			st->cpu_load[t->cpu] += st->want[i];
+		if (t->cpu >= 0 && (unsigned)t->cpu < s->nr_cpus && allowed(st, k, (unsigned)t->cpu))
+			st->cpu_load[t->cpu] += st->want[k];
 		else
 			t->cpu = -1;
 	}
 	for (i = 0; i < st->nrt; i++) {
-		struct sim_task *t = st->rt[i];
+		int k = st->rt[i];
+		struct sim_task *t = s->tasks[k];
 		int best = -1;
 
 		if (t->cpu >= 0)
 			continue;
 		for (c = 0; c < s->nr_cpus; c++)
-			if (allowed(st, i, c) && (best < 0 || st->cpu_load[c] < st->cpu_load[best]))
+			if (allowed(st, k, c) && (best < 0 || st->cpu_load[c] < st->cpu_load[best]))
 				best = (int)c;
 		t->cpu = best < 0 ? 0 : best;
-		st->cpu_load[t->cpu] += st->want[i];
+		st->cpu_load[t->cpu] += st->want[k];
 	}
 }
 
@@ -555,8 +800,9 @@ static int cmp_load_desc(const void *pa, const void *pb, void *ctx)
 /* One balancing move: from the most loaded CPU that has a movable task, the task
  * whose move to its least loaded allowed CPU cuts the pair's difference of root load
  * the most (by more than BALANCE_EPS). The loads are updated by the task's h_load,
- * the kernel's estimate. false when no move helps. */
-static bool balance_move(struct sim *s, struct cpu_state *st)
+ * the kernel's estimate; the runqueues are not (the caller moves the tasks after the
+ * round). -1 when no move helps, else the task moved. */
+static int balance_move(struct sim *s, struct cpu_state *st)
 {
 	unsigned n = s->nr_cpus, k, c;
 	int gmin = 0;
@@ -574,11 +820,11 @@ static bool balance_move(struct sim *s, struct cpu_state *st)
 
 		if (lsrc <= st->cpu_load[gmin] + BALANCE_EPS)
 			break; /* the rest are as balanced */
-		for (i = st->cpu_head[src]; i >= 0; i = st->cpu_tnext[i]) {
+		for (i = st->chead[src]; i >= 0; i = st->cnext[i]) {
 			int dst = -1;
 			double h, gain;
 
-			if (st->moved[i])
+			if (st->moved[i] == st->stamp)
 				continue;
 			if (st->any[i]) {
 				dst = gmin;
@@ -590,7 +836,7 @@ static bool balance_move(struct sim *s, struct cpu_state *st)
 			}
 			if (dst < 0 || dst == src || st->cpu_load[dst] >= lsrc)
 				continue;
-			h = task_h_load(st, (size_t)i);
+			h = task_h_load(st, i);
 			if (h <= 0)
 				continue;
 			gain = (lsrc - st->cpu_load[dst]) -
@@ -603,41 +849,68 @@ static bool balance_move(struct sim *s, struct cpu_state *st)
 			}
 		}
 		if (best >= 0) {
-			st->rt[best]->cpu = bdst;
-			st->moved[best] = true;
+			s->tasks[best]->cpu = bdst;
+			st->moved[best] = st->stamp;
 			st->cpu_load[src] -= bh;
 			st->cpu_load[bdst] += bh;
-			return true;
+			return best;
 		}
 	}
-	return false;
+	return -1;
 }
 
-/* Builds the runqueues, moving tasks between CPUs while that evens out the root
- * loads (a few rounds of moves on estimated loads, each followed by a rebuild). */
-static int balance(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
+/* The task's rq slot: its cpu cgroup (the root when it has none), or the
+ * hierarchy-less root */
+static inline int task_slot(struct sim_cg *cg)
 {
-	int round, r;
+	return cg ? cg->id + 1 : 0;
+}
+
+/* Queues task k where its group and t->cpu say, if it is not there yet. */
+static int task_place(struct sim *s, struct cpu_state *st, int k, struct sim_cg *cg)
+{
+	int q = st->tq[k], cpu = s->tasks[k]->cpu;
+
+	if (q >= 0 && st->rq[q].cpu == cpu && st->rq[q].slot == task_slot(cg))
+		return 0;
+	if (q >= 0)
+		task_dequeue(st, k);
+	if (grow((void **)&st->changed, &st->cchanged, st->nchanged + 1, sizeof(int)) < 0)
+		return -ENOMEM;
+	st->changed[st->nchanged++] = k;
+	return task_enqueue(st, k, task_slot(cg), cg, cpu);
+}
+
+/* Brings the runqueues up to date, moving tasks between CPUs while that evens out the
+ * root loads (a few rounds of moves on estimated loads, each followed by a redo). */
+static int balance(struct sim *s, struct cpu_state *st)
+{
+	int round;
 
 	for (round = 0;; round++) {
 		size_t i, moves = 0;
+		int k;
 
-		r = build(s, st, hi);
-		if (r < 0 || round == BALANCE_ROUNDS || s->nr_cpus == 1)
-			return r;
-		for (i = 0; i < s->nr_cpus; i++)
-			st->cpu_head[i] = -1;
-		for (i = st->nrt; i-- > 0;) {
-			int c = st->rt[i]->cpu;
-
-			st->cpu_tnext[i] = st->cpu_head[c];
-			st->cpu_head[c] = (int)i;
-			st->moved[i] = false;
+		if (groups_redo(s, st) < 0)
+			return -ENOMEM;
+		if (round == BALANCE_ROUNDS || s->nr_cpus == 1)
+			return 0;
+		if (++st->stamp == 0) {
+			/* the stamps wrapped: no task may look moved */
+			for (i = 0; i < st->ntk; i++)
+				st->moved[i] = 0;
+			st->stamp = 1;
 		}
-		while (moves < s->nr_cpus && balance_move(s, st))
-			moves++;
+		while (moves < s->nr_cpus && (k = balance_move(s, st)) >= 0)
+			st->moves[moves++] = k;
 		if (!moves)
 			return 0;
+		for (i = 0; i < moves; i++) {
+			int m = st->moves[i];
+
+			if (task_place(s, st, m, st->rq[st->tq[m]].cg) < 0)
+				return -ENOMEM;
+		}
 	}
 }
 
@@ -689,7 +962,8 @@ static void waterfill(double cap, struct went *v, size_t n)
 	}
 }
 
-/* Shares cap CPUs of one runqueue among its entities (wf[top..) is free scratch). */
+/* Shares cap CPUs of one runqueue among its entities (wf[top..) is free scratch);
+ * each group entity's grant is noted in its rq, which joins its CPU's reached list. */
 static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, size_t top)
 {
 	struct went *v = st->wf + top;
@@ -705,24 +979,68 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 			v[n].task = -1;
 			v[n++].key = st->rq[c].cg->id;
 		}
-	for (k = st->rq[q].first_task; k >= 0; k = st->task_next[k])
+	for (k = st->rq[q].first_task; k >= 0; k = st->tnext[k])
 		if (st->want[k] > 0) {
 			v[n].w = NICE0;
 			v[n].d = st->want[k];
 			v[n].r = v[n].d / v[n].w;
 			v[n].rq = -1;
 			v[n].task = k;
-			v[n++].key = st->rt[k]->tid;
+			v[n++].key = s->tasks[k]->tid;
 		}
 	waterfill(cap, v, n);
 	for (i = 0; i < n; i++) {
 		if (v[i].rq < 0) {
-			st->rt[v[i].task]->rate = v[i].a;
+			s->tasks[v[i].task]->rate = v[i].a;
 		} else {
-			st->rq[v[i].rq].cg->alloc += v[i].a;
+			struct rq *r = &st->rq[v[i].rq];
+
+			r->a = v[i].a;
+			r->next_reached = st->reached[r->cpu];
+			st->reached[r->cpu] = v[i].rq;
+			mark_alloc(st, r->slot);
 			share_rq(s, st, v[i].rq, v[i].a, top + n);
 		}
 	}
+}
+
+/* Shares CPU c again: its tasks lose their rates and its groups their grants, then
+ * the root's capacity of 1 is water-filled down its tree. */
+static void share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
+{
+	int k, q;
+
+	for (k = st->chead[c]; k >= 0; k = st->cnext[k])
+		s->tasks[k]->rate = 0;
+	for (q = st->reached[c]; q >= 0; q = st->rq[q].next_reached) {
+		st->rq[q].a = 0;
+		mark_alloc(st, st->rq[q].slot);
+	}
+	st->reached[c] = -1;
+	if (st->cpu_root[c] >= 0)
+		share_rq(s, st, st->cpu_root[c], 1.0, 0);
+	st->reshare[c] = false;
+}
+
+/* A group's alloc (and rate): its grants summed in CPU order. */
+static void alloc_sum(struct cpu_state *st, struct sim_cg *cg)
+{
+	double a = 0;
+	int q;
+
+	for (q = st->g_first[cg->id + 1]; q >= 0; q = st->rq[q].next_of_cg)
+		a += st->rq[q].a;
+	cg->alloc = a;
+	cg->rate = a;
+}
+
+static void alloc_tree(struct cpu_state *st, struct sim_cg *cg)
+{
+	size_t i;
+
+	alloc_sum(st, cg);
+	for (i = 0; i < cg->nchildren; i++)
+		alloc_tree(st, cg->children[i]);
 }
 
 int sim_cpulist_parse(const char *p, uint64_t *ret)
@@ -876,22 +1194,82 @@ static sim_time next_change(struct sim *s, struct sim_cg *cg, sim_time best)
 	return best;
 }
 
-static void clear_alloc(struct sim_cg *cg)
+/* Gathers the runnable tasks in tid order; the others leave their CPU. Tasks whose
+ * group or demand changed are requeued, new ones placed. */
+static int gather(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 {
+	int ifrz = hier_index(s, SIM_SS_FREEZER), icpu = hier_index(s, SIM_SS_CPU);
+	int ics = hier_index(s, SIM_SS_CPUSET);
+	bool place = false;
 	size_t i;
 
-	cg->alloc = 0;
-	for (i = 0; i < cg->nchildren; i++)
-		clear_alloc(cg->children[i]);
+	st->nrt = 0;
+	for (i = 0; i < s->ntasks; i++) {
+		struct sim_task *t = s->tasks[i];
+		int k = (int)i;
+		double want;
+
+		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t, ifrz)) {
+			t->cpu = -1;
+			t->rate = 0;
+			if (st->tq[k] >= 0)
+				task_dequeue(st, k);
+			continue;
+		}
+		st->rt[st->nrt++] = k;
+		want = t->cpu_demand > 1 ? 1 : t->cpu_demand;
+		if (want != st->want[k]) {
+			st->want[k] = want;
+			if (st->tq[k] >= 0)
+				mark_dirty(st, st->tq[k]);
+		}
+		task_mask(s, st, k, ics);
+		if (t->cpu < 0 || (unsigned)t->cpu >= s->nr_cpus || !allowed(st, k, (unsigned)t->cpu))
+			place = true;
+	}
+	if (place)
+		place_new(s, st);
+	for (i = 0; i < st->nrt; i++) {
+		int k = st->rt[i];
+		struct sim_cg *cg = NULL;
+
+		if (hi) {
+			cg = task_cg_at(s, s->tasks[k], icpu);
+			if (!cg)
+				cg = hi->root;
+		}
+		if (task_place(s, st, k, cg) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
-static void sum_rates(struct sim_cg *cg)
+static void digest_u64(uint64_t v)
+{
+	sim_cpu_digest = (sim_cpu_digest ^ v) * 0x100000001b3ull;
+}
+
+static void digest_double(double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, sizeof(v));
+	digest_u64(v);
+}
+
+/* Tests: folds the outcome of a recompute, bit for bit, into sim_cpu_digest */
+static void digest(struct sim *s)
 {
 	size_t i;
 
-	cg->rate = cg->alloc;
-	for (i = 0; i < cg->nchildren; i++)
-		sum_rates(cg->children[i]);
+	for (i = 0; i < s->ntasks; i++) {
+		digest_double(s->tasks[i]->rate);
+		digest_u64((uint64_t)(int64_t)s->tasks[i]->cpu);
+	}
+	for (i = 0; i < s->ncgs; i++) {
+		digest_double(s->cgs[i]->rate);
+		digest_u64(s->cgs[i]->nr_active);
+	}
 }
 
 void sim_cpu_update(struct sim *s)
@@ -900,8 +1278,6 @@ void sim_cpu_update(struct sim *s)
 	struct cpu_state *st = s->cpu_state;
 	size_t i;
 	int r = -ENOMEM;
-	int ifrz = hier_index(s, SIM_SS_FREEZER), icpu = hier_index(s, SIM_SS_CPU);
-	int ics = hier_index(s, SIM_SS_CPUSET);
 
 	s->cpu_dirty = false;
 	if (!st) {
@@ -913,80 +1289,96 @@ void sim_cpu_update(struct sim *s)
 	st->nrun = 0;
 	if (hi)
 		refresh_quota(s, hi->root);
-	if (state_reserve(st, s->ntasks, s->ncgs, s->nr_cpus) < 0)
+	if (state_reserve(st, s->ntasks, s->ncgs + 1, s->nr_cpus) < 0)
 		goto out;
+	if (!st->valid || sim_cpu_full || st->ncpu != s->nr_cpus || st->hi != hi)
+		state_reset(s, st, hi);
+	/* groups whose shares or throttling changed redo their weights and links */
+	for (i = 0; hi && i < s->ncgs; i++) {
+		struct sim_cg *g = s->cgs[i];
+		int idx = g->id + 1;
+		unsigned char thr = g->throttled ? G_THR : 0;
+
+		if (g->hier != hi)
+			continue;
+		if (g->shares != st->g_shares[idx] || (st->g_flags[idx] & G_THR) != thr) {
+			st->g_shares[idx] = g->shares;
+			st->g_flags[idx] = (unsigned char)((st->g_flags[idx] & ~G_THR) | thr);
+			if (st->g_first[idx] >= 0)
+				mark_group(st, idx);
+		}
+	}
+	st->nchanged = 0;
 	if (st->gathered && st->bw_nevents && st->bw_nevents == s->nevents &&
 	    st->g_memb == s->memb_epoch && st->g_cfg == s->cfg_epoch &&
 	    st->g_ntasks == s->ntasks && st->g_ncgs == s->ncgs && st->g_nhier == s->nhier &&
 	    st->g_ncpus == s->nr_cpus && st->g_hi == hi) {
 		/* only throttling changed: the same runnable tasks on the same CPUs
 		 * (place_new would keep every one where it is) */
-		for (i = 0; i < st->nrt; i++)
-			st->rt[i]->rate = 0;
 		sim_cpu_shortcuts++;
-		goto gathered;
+	} else {
+		if (gather(s, st, hi) < 0)
+			goto out;
+		st->gathered = !sim_cpu_full;
+		st->g_memb = s->memb_epoch;
+		st->g_cfg = s->cfg_epoch;
+		st->g_ntasks = s->ntasks;
+		st->g_ncgs = s->ncgs;
+		st->g_nhier = s->nhier;
+		st->g_ncpus = s->nr_cpus;
+		st->g_hi = hi;
 	}
-	st->gathered = false;
-	/* runnable tasks in tid order; the others leave their CPU */
-	st->nrt = 0;
-	for (i = 0; i < s->ntasks; i++) {
-		struct sim_task *t = s->tasks[i];
-
-		t->rate = 0;
-		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t, ifrz)) {
-			t->cpu = -1;
-			continue;
-		}
-		st->rt[st->nrt] = t;
-		st->tcg[st->nrt] = hi ? task_cg_at(s, t, icpu) : NULL;
-		if (hi && !st->tcg[st->nrt])
-			st->tcg[st->nrt] = hi->root;
-		st->want[st->nrt] = t->cpu_demand > 1 ? 1 : t->cpu_demand;
-		task_mask(s, st, st->nrt, ics);
-		st->nrt++;
-	}
-	place_new(s, st);
-	st->gathered = !sim_cpu_no_shortcut;
-	st->g_memb = s->memb_epoch;
-	st->g_cfg = s->cfg_epoch;
-	st->g_ntasks = s->ntasks;
-	st->g_ncgs = s->ncgs;
-	st->g_nhier = s->nhier;
-	st->g_ncpus = s->nr_cpus;
-	st->g_hi = hi;
-gathered:
 	st->bw_nevents = 0;
 	st->upd_nevents = s->nevents;
-	r = balance(s, st, hi);
+	r = balance(s, st);
 	if (r < 0)
 		goto out;
 	/* time run on a CPU is charged there before the task leaves it */
-	for (i = 0; i < st->nrt; i++)
-		if (st->rt[i]->cpuacct_pend && st->rt[i]->pend_cpu != st->rt[i]->cpu)
-			flush_task(s, st->rt[i]);
-	if (hi)
-		clear_alloc(hi->root);
+	for (i = 0; i < st->nchanged; i++) {
+		struct sim_task *t = s->tasks[st->changed[i]];
+
+		if (t->cpuacct_pend && t->pend_cpu != t->cpu)
+			flush_task(s, t);
+	}
 	r = grow((void **)&st->wf, &st->cwf, st->nrq + st->nrt + 1, sizeof(*st->wf));
 	if (r < 0)
 		goto out;
 	for (i = 0; i < s->nr_cpus; i++)
-		if (st->cpu_root[i] >= 0)
-			share_rq(s, st, st->cpu_root[i], 1.0, 0);
+		if (st->reshare[i])
+			share_cpu(s, st, (unsigned)i);
+	if (st->full_alloc) {
+		if (hi)
+			alloc_tree(st, hi->root);
+		st->full_alloc = false;
+	} else {
+		for (i = 0; i < st->nalloc; i++)
+			if (st->alloc_list[i])
+				alloc_sum(st, s->cgs[st->alloc_list[i] - 1]);
+	}
+	for (i = 0; i < st->nalloc; i++)
+		st->g_flags[st->alloc_list[i]] &= (unsigned char)~G_ALLOC;
+	st->nalloc = 0;
 	st->nrun = 0;
-	for (i = 0; i < st->nrt; i++)
-		if (st->rt[i]->rate > 0)
-			st->run[st->nrun++] = st->rt[i];
-	if (hi) {
-		sim_time at;
+	for (i = 0; i < st->nrt; i++) {
+		struct sim_task *t = s->tasks[st->rt[i]];
 
-		sum_rates(hi->root);
-		at = next_change(s, hi->root, SIM_TIME_MAX);
+		if (t->rate > 0)
+			st->run[st->nrun++] = t;
+	}
+	if (sim_cpu_digesting)
+		digest(s);
+	if (hi) {
+		sim_time at = next_change(s, hi->root, SIM_TIME_MAX);
+
 		if (at != SIM_TIME_MAX)
 			r = sim_schedule(s, at, &s->cpu_ev, ++s->cpu_gen);
 	}
 out:
-	if (r < 0)
+	if (r < 0) {
+		if (st)
+			st->valid = false; /* half-done: rebuild from scratch next time */
 		sim_fail(s, 0, r, "cpu model");
+	}
 }
 
 /* Tells the controller about a throttled interval of dur ns (wall time) from each
