@@ -205,11 +205,11 @@ struct rq {
 
 struct went {
 	double w, d, a;
-	double r;            /* d / w, the sort key, computed once */
 	int rq;              /* child group's rq, or -1 for a task */
 	int task;            /* task index */
-	int key;             /* cgroup id or tid, for ties */
 };
+
+struct wkey;
 
 #define G_DIRTY 1u       /* group: some rq, its weight or its link to be redone */
 #define G_ALLOC 2u       /* group: its alloc to be summed again */
@@ -267,7 +267,8 @@ struct cpu_state {
 	struct sim_hier *hi; /* the cpu hierarchy it was built for */
 	bool valid;          /* else reset before use */
 	bool full_alloc;     /* sum every group's alloc (after a reset) */
-	struct went *wf;
+	struct went *wf;     /* water-filling scratch: entities ... */
+	struct wkey *wk;     /* ... and their order */
 	size_t cwf;
 	struct sim_task **run; /* tasks with a rate, for sim_cpu_advance */
 	size_t nrun, crun;
@@ -333,6 +334,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->order);
 	ucg_free(st->cpu_load);
 	ucg_free(st->wf);
+	ucg_free(st->wk);
 	ucg_free(st->run);
 	ucg_free(st->pl);
 	ucg_free(st);
@@ -914,51 +916,58 @@ static int balance(struct sim *s, struct cpu_state *st)
 	}
 }
 
-static int went_cmp(const void *pa, const void *pb)
-{
-	const struct went *a = pa, *b = pb;
-	double ra = a->r, rb = b->r;
+/* An entity's place in the water-filling order: by d/w, ties by creation (cgroups
+ * by id, tasks by tid, cgroups first); i its index in the entity array. */
+struct wkey {
+	double r;
+	uint32_t tie;        /* key, plus 1 << 31 for a task */
+	uint32_t i;
+};
 
-	if (ra < rb)
-		return -1;
-	if (ra > rb)
-		return 1;
-	/* ties keep creation order: cgroups by id, tasks by tid, cgroups first */
-	if ((a->rq >= 0) != (b->rq >= 0))
-		return a->rq >= 0 ? -1 : 1;
-	return a->key - b->key;
+static inline bool wkey_before(const struct wkey *a, const struct wkey *b)
+{
+	return a->r < b->r || (a->r == b->r && a->tie < b->tie);
 }
 
-/* Water-fills cap over v[0..n) by weight, capped at demand. */
-static void waterfill(double cap, struct went *v, size_t n)
+static int wkey_cmp(const void *pa, const void *pb)
+{
+	const struct wkey *a = pa, *b = pb;
+
+	return wkey_before(a, b) ? -1 : wkey_before(b, a) ? 1 : 0;
+}
+
+/* Water-fills cap over v[0..n) by weight, capped at demand, in the order of k[0..n)
+ * (sorted here). */
+static void waterfill(double cap, struct went *v, struct wkey *k, size_t n)
 {
 	double W = 0;
 	size_t i;
 
 	if (n > 16) {
-		qsort(v, n, sizeof(*v), went_cmp);
+		qsort(k, n, sizeof(*k), wkey_cmp);
 	} else {
-		/* went_cmp is a total order, so any sort gives the same sequence; insertion
-		 * sort is the cheap one for the few entities of a runqueue */
+		/* the order is total, so any sort gives the same sequence; insertion sort
+		 * is the cheap one for the few entities of a runqueue */
 		for (i = 1; i < n; i++) {
-			struct went x = v[i];
+			struct wkey x = k[i];
 			size_t j = i;
 
-			for (; j > 0 && went_cmp(&v[j - 1], &x) > 0; j--)
-				v[j] = v[j - 1];
-			v[j] = x;
+			for (; j > 0 && wkey_before(&x, &k[j - 1]); j--)
+				k[j] = k[j - 1];
+			k[j] = x;
 		}
 	}
 	for (i = 0; i < n; i++)
-		W += v[i].w;
+		W += v[k[i].i].w;
 	for (i = 0; i < n; i++) {
-		double fair = W > 0 ? cap * v[i].w / W : 0;
+		struct went *e = &v[k[i].i];
+		double fair = W > 0 ? cap * e->w / W : 0;
 
-		v[i].a = v[i].d < fair ? v[i].d : fair;
-		if (v[i].a < 0)
-			v[i].a = 0;
-		cap -= v[i].a;
-		W -= v[i].w;
+		e->a = e->d < fair ? e->d : fair;
+		if (e->a < 0)
+			e->a = 0;
+		cap -= e->a;
+		W -= e->w;
 	}
 }
 
@@ -967,6 +976,7 @@ static void waterfill(double cap, struct went *v, size_t n)
 static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, size_t top)
 {
 	struct went *v = st->wf + top;
+	struct wkey *key = st->wk + top;
 	size_t n = 0, i;
 	int c, k;
 
@@ -974,21 +984,24 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 		if (st->rq[c].d > 0) {
 			v[n].w = st->rq[c].w;
 			v[n].d = st->rq[c].d;
-			v[n].r = v[n].d / v[n].w;
 			v[n].rq = c;
-			v[n].task = -1;
-			v[n++].key = st->rq[c].cg->id;
+			key[n].r = v[n].d / v[n].w;
+			key[n].tie = (uint32_t)st->rq[c].cg->id;
+			key[n].i = (uint32_t)n;
+			n++;
 		}
 	for (k = st->rq[q].first_task; k >= 0; k = st->tnext[k])
 		if (st->want[k] > 0) {
 			v[n].w = NICE0;
 			v[n].d = st->want[k];
-			v[n].r = v[n].d / v[n].w;
 			v[n].rq = -1;
 			v[n].task = k;
-			v[n++].key = s->tasks[k]->tid;
+			key[n].r = v[n].d / v[n].w;
+			key[n].tie = (uint32_t)s->tasks[k]->tid | 1u << 31;
+			key[n].i = (uint32_t)n;
+			n++;
 		}
-	waterfill(cap, v, n);
+	waterfill(cap, v, key, n);
 	for (i = 0; i < n; i++) {
 		if (v[i].rq < 0) {
 			s->tasks[v[i].task]->rate = v[i].a;
@@ -1340,9 +1353,21 @@ void sim_cpu_update(struct sim *s)
 		if (t->cpuacct_pend && t->pend_cpu != t->cpu)
 			flush_task(s, t);
 	}
-	r = grow((void **)&st->wf, &st->cwf, st->nrq + st->nrt + 1, sizeof(*st->wf));
-	if (r < 0)
-		goto out;
+	if (st->nrq + st->nrt + 1 > st->cwf) {
+		size_t n = (st->nrq + st->nrt + 1) * 2;
+		void *v = ucg_realloc(st->wf, n * sizeof(*st->wf));
+
+		r = -ENOMEM;
+		if (!v)
+			goto out;
+		st->wf = v;
+		v = ucg_realloc(st->wk, n * sizeof(*st->wk));
+		if (!v)
+			goto out;
+		st->wk = v;
+		st->cwf = n;
+		r = 0;
+	}
 	for (i = 0; i < s->nr_cpus; i++)
 		if (st->reshare[i])
 			share_cpu(s, st, (unsigned)i);

@@ -153,6 +153,23 @@ static void lru_unlink(struct sim *s, uint32_t f)
 	fr->lru_prev = fr->lru_next = SIM_NO_FRAME;
 }
 
+/* Whether memcg reclaim's LRU walk would act on a page with these flags: evict it
+ * (clean) or count it scanned (dirty or under writeback, not yet met). sim_cg's
+ * reclaim_tree counts such pages under each cgroup, so the walk can stop once it
+ * has met them all. */
+static inline bool reclaim_counted(uint32_t fl)
+{
+	return !(fl & SIM_PG_SCANNED) || !(fl & (SIM_PG_DIRTY | SIM_PG_WRITEBACK));
+}
+
+/* Sets a cached page's flags, keeping reclaim_tree */
+static void frame_flags(struct sim_frame *fr, uint32_t fl)
+{
+	if (fr->memcg && reclaim_counted(fr->flags) != reclaim_counted(fl))
+		SIM_CG_UP(fr->memcg, reclaim_tree, reclaim_counted(fl) ? 1 : -1);
+	fr->flags = fl;
+}
+
 static void lru_add_tail(struct sim *s, uint32_t f)
 {
 	struct sim_frame *fr = &s->frames[f];
@@ -181,10 +198,13 @@ static void evict(struct sim *s, uint32_t f, bool engine_too)
 			ucg_memory_uncharge_path(s->e, mh->h, fr->memcg->path, UCG_MEM_FILE, 1);
 		cg_mem_add(fr->memcg, -1);
 		fr->memcg->cache_local--;
+		SIM_CG_UP(fr->memcg, cache_tree, -1);
 	}
 	sim_charging_clear(s, rec);
 	s->files[fr->file]->frames[fr->index] = SIM_NO_FRAME;
 	lru_unlink(s, f);
+	if (fr->memcg && reclaim_counted(fr->flags))
+		SIM_CG_UP(fr->memcg, reclaim_tree, -1);
 	fr->flags = 0;
 	fr->memcg = NULL;
 	fr->lru_next = s->free_head;
@@ -336,27 +356,41 @@ static uint64_t swap_out(struct sim *s, struct sim_cg *top, uint64_t want)
  * cannot be dropped before), and *ret_wait says the charger must wait on that
  * writeback, as v1 memcg reclaim waits on pages under writeback. Returns the pages
  * freed now. */
+/* Whether cg or a descendant (a removed one too: its pages keep it as their memcg)
+ * has page-cache pages charged; every such page is on the LRU (installed there,
+ * taken off only when evicted) */
+static bool cache_under(const struct sim_cg *cg)
+{
+	return cg->cache_tree > 0;
+}
+
 static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, bool may_swap,
 			      bool *ret_wait)
 {
 	struct sim_hier *mh = mem_hier(s);
 	uint64_t done = 0, scanned = 0, swapped;
+	int64_t left;
 	uint32_t f, next;
 
 	*ret_wait = false;
-	for (f = s->lru_head; f != SIM_NO_FRAME && done < want; f = next) {
+	/* the walk stops once it has met every page under top it would act on: the
+	 * rest it would pass over */
+	left = top->reclaim_tree;
+	for (f = s->lru_head; f != SIM_NO_FRAME && done < want && left > 0; f = next) {
 		struct sim_frame *fr = &s->frames[f];
 
 		next = fr->lru_next;
 		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top))
 			continue;
+		if (reclaim_counted(fr->flags))
+			left--;
 		if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)) {
 			/* scanned, not freed; once: the kernel activates a dirty page
 			 * met by memcg reclaim (PG_reclaim), so it is not met again
 			 * round after round while it stays at the LRU head here */
 			if (!(fr->flags & SIM_PG_SCANNED))
 				scanned++;
-			fr->flags |= SIM_PG_SCANNED;
+			frame_flags(fr, fr->flags | SIM_PG_SCANNED);
 			continue;
 		}
 		evict(s, f, true);
@@ -369,10 +403,14 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 		done += swapped;
 		scanned += swapped;
 	}
-	if (done < want) {
+	if (done < want && cache_under(top)) {
 		for (f = s->lru_head; f != SIM_NO_FRAME; f = next) {
 			struct sim_frame *fr = &s->frames[f];
 
+			/* once it waits and no more writeback can start, the rest of the
+			 * walk would change nothing */
+			if (*ret_wait && s->flush_inflight >= s->flush_max_inflight)
+				break;
 			next = fr->lru_next;
 			if (!fr->memcg || !sim_cg_is_under(fr->memcg, top))
 				continue;
@@ -854,8 +892,11 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 		lru_add_tail(s, fr);
 		f->frames[i] = fr;
 		s->cache_used++;
-		if (cg)
+		if (cg) {
 			cg->cache_local++;
+			SIM_CG_UP(cg, cache_tree, 1);
+			SIM_CG_UP(cg, reclaim_tree, 1); /* a clean page */
+		}
 	}
 	cg_mem_add(cg, (int64_t)missing);
 	return (int64_t)missing;
@@ -899,7 +940,7 @@ int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint6
 		p->origin = origin ? origin->id : -1;
 		p->dirtier_tid = t->tid;
 		if (!(p->flags & SIM_PG_DIRTY)) {
-			p->flags |= SIM_PG_DIRTY;
+			frame_flags(p, p->flags | SIM_PG_DIRTY);
 			p->dirtied = s->now;
 			p->dirty_seq = s->next_dirty_seq++;
 			s->dirty++;
@@ -1021,8 +1062,7 @@ static bool writeback_one(struct sim *s, uint32_t fr)
 		if (n && sim_charging_resolve(s, s->records + (size_t)g * s->rec_size, f, writer,
 					      &orph2) != charged)
 			break;
-		q->flags &= ~SIM_PG_DIRTY;
-		q->flags |= SIM_PG_WRITEBACK;
+		frame_flags(q, (q->flags & ~SIM_PG_DIRTY) | SIM_PG_WRITEBACK);
 		s->dirty--;
 		s->writeback++;
 		s->attr.wb_bytes += SIM_PAGE;
@@ -1094,7 +1134,7 @@ void sim_writeback_done(struct sim *s, struct sim_req *r)
 
 		if (fr == SIM_NO_FRAME)
 			continue;
-		s->frames[fr].flags &= ~(SIM_PG_WRITEBACK | SIM_PG_SCANNED);
+		frame_flags(&s->frames[fr], s->frames[fr].flags & ~(SIM_PG_WRITEBACK | SIM_PG_SCANNED));
 		s->writeback--;
 	}
 	s->flush_inflight--;

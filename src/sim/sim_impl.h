@@ -83,6 +83,8 @@ struct sim_cg {
 	int64_t cpu_ns;
 	int64_t mem_pages, mem_peak;     /* pages charged here (anon + cache) */
 	int64_t cache_local;             /* page-cache pages charged to this cgroup itself */
+	int64_t cache_tree;              /* ... to it or a descendant, removed ones too */
+	int64_t reclaim_tree;            /* of those, pages memcg reclaim would act on (mem.c) */
 	uint64_t mem_refused, oom_kills;
 	uint64_t io_bytes[SIM_MAX_DEV][2]; /* [dev][0 read, 1 write] */
 	uint64_t io_ios[SIM_MAX_DEV][2];
