@@ -270,8 +270,15 @@ struct cpu_state {
 	struct went *wf;     /* water-filling scratch: entities ... */
 	struct wkey *wk;     /* ... and their order */
 	size_t cwf;
-	struct sim_task **run; /* tasks with a rate, for sim_cpu_advance */
+	struct sim_task **run; /* tasks with a rate, for sim_cpu_advance ... */
+	struct sim_cg **runcg; /* ... and each one's cpu cgroup (NULL: none) */
 	size_t nrun, crun;
+	bool any_quota;      /* some cgroup has a CFS quota */
+	uint64_t q_cfg;      /* the config writes, group count and hierarchy quotas, */
+	size_t q_ncgs;       /* shares and throttling were last read in full at */
+	struct sim_hier *q_hi;
+	int *flip;           /* slots whose throttling changed since (cpu_fire) */
+	size_t nflip, cflip;
 	struct sim_task **pl; /* tasks with cpuacct_pend, to flush */
 	size_t npl, cpl;
 	/* The runnable set (rt, want, mask, any) of the last gather is reused when the
@@ -336,6 +343,8 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->wf);
 	ucg_free(st->wk);
 	ucg_free(st->run);
+	ucg_free(st->runcg);
+	ucg_free(st->flip);
 	ucg_free(st->pl);
 	ucg_free(st);
 	s->cpu_state = NULL;
@@ -367,10 +376,10 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, siz
 		void **arr[] = { (void **)&st->tq, (void **)&st->tnext, (void **)&st->cnext,
 				 (void **)&st->want, (void **)&st->mask, (void **)&st->any,
 				 (void **)&st->moved, (void **)&st->rt, (void **)&st->moves,
-				 (void **)&st->run };
+				 (void **)&st->run, (void **)&st->runcg };
 		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(double),
 				sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
-				sizeof(int), sizeof(*st->run) };
+				sizeof(int), sizeof(*st->run), sizeof(*st->runcg) };
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
@@ -539,6 +548,8 @@ static void state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi
 	st->hi = hi;
 	st->gathered = false;
 	st->full_alloc = true;
+	st->q_ncgs = SIZE_MAX; /* every group's shares and throttling read again */
+	st->nflip = 0;
 	st->valid = true;
 }
 
@@ -814,7 +825,19 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 		if (st->cpu_load[c] < st->cpu_load[gmin])
 			gmin = (int)c;
 	}
-	qsort_r(st->order, n, sizeof(int), cmp_load_desc, st->cpu_load);
+	if (n > 32) {
+		qsort_r(st->order, n, sizeof(int), cmp_load_desc, st->cpu_load);
+	} else {
+		/* the order is total: insertion sort gives qsort's sequence, cheaper */
+		for (c = 1; c < n; c++) {
+			int x = st->order[c];
+			unsigned j = c;
+
+			for (; j > 0 && cmp_load_desc(&x, &st->order[j - 1], st->cpu_load) < 0; j--)
+				st->order[j] = st->order[j - 1];
+			st->order[j] = x;
+		}
+	}
 	for (k = 0; k < n; k++) {
 		int src = st->order[k], best = -1, bdst = -1;
 		double lsrc = st->cpu_load[src], bgain = BALANCE_EPS, bh = 0;
@@ -1114,13 +1137,10 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 	sim_time dt = now - s->cpu_last;
 	int64_t used = 0;
 	size_t i, h;
-	int icpu;
 
 	if (dt <= 0)
 		return;
 	s->cpu_last = now;
-	/* nothing runs (the bare event loop, idle spells): no lookup either */
-	icpu = st && st->nrun ? hier_index(s, SIM_SS_CPU) : -1;
 	for (i = 0; st && i < st->nrun; i++) {
 		struct sim_task *t = st->run[i];
 		struct sim_cg *cg;
@@ -1149,10 +1169,12 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 		}
 		for (h = 0; h < s->nhier; h++)
 			SIM_CG_UP(t->cg[h], cpu_ns, ns);
-		cg = task_cg_at(s, t, icpu);
-		for (; cg; cg = cg->parent)
-			if (cg->quota_ns > 0)
-				cg->runtime_left -= ns;
+		/* its cpu cgroup as the last recompute found it: every event that can
+		 * move a task recomputes before time runs on */
+		if (st->any_quota)
+			for (cg = st->runcg[i]; cg; cg = cg->parent)
+				if (cg->quota_ns > 0)
+					cg->runtime_left -= ns;
 	}
 	s->idle_ns += (int64_t)s->nr_cpus * dt - used;
 }
@@ -1205,6 +1227,20 @@ static sim_time next_change(struct sim *s, struct sim_cg *cg, sim_time best)
 	for (i = 0; i < cg->nchildren; i++)
 		best = next_change(s, cg->children[i], best);
 	return best;
+}
+
+/* A group whose shares or throttling changed redoes its weights and links. */
+static void group_check(struct cpu_state *st, struct sim_cg *g)
+{
+	int idx = g->id + 1;
+	unsigned char thr = g->throttled ? G_THR : 0;
+
+	if (g->shares != st->g_shares[idx] || (st->g_flags[idx] & G_THR) != thr) {
+		st->g_shares[idx] = g->shares;
+		st->g_flags[idx] = (unsigned char)((st->g_flags[idx] & ~G_THR) | thr);
+		if (st->g_first[idx] >= 0)
+			mark_group(st, idx);
+	}
 }
 
 /* Gathers the runnable tasks in tid order; the others leave their CPU. Tasks whose
@@ -1300,27 +1336,34 @@ void sim_cpu_update(struct sim *s)
 		s->cpu_state = st;
 	}
 	st->nrun = 0;
-	if (hi)
-		refresh_quota(s, hi->root);
 	if (state_reserve(st, s->ntasks, s->ncgs + 1, s->nr_cpus) < 0)
 		goto out;
 	if (!st->valid || sim_cpu_full || st->ncpu != s->nr_cpus || st->hi != hi)
 		state_reset(s, st, hi);
-	/* groups whose shares or throttling changed redo their weights and links */
-	for (i = 0; hi && i < s->ncgs; i++) {
-		struct sim_cg *g = s->cgs[i];
-		int idx = g->id + 1;
-		unsigned char thr = g->throttled ? G_THR : 0;
+	if (sim_cpu_full || st->q_cfg != s->cfg_writes || st->q_ncgs != s->ncgs ||
+	    st->q_hi != hi) {
+		/* the configuration may have changed: quotas and shares read again,
+		 * every group checked */
+		st->any_quota = false;
+		if (hi)
+			refresh_quota(s, hi->root);
+		for (i = 0; hi && i < s->ncgs; i++) {
+			struct sim_cg *g = s->cgs[i];
 
-		if (g->hier != hi)
-			continue;
-		if (g->shares != st->g_shares[idx] || (st->g_flags[idx] & G_THR) != thr) {
-			st->g_shares[idx] = g->shares;
-			st->g_flags[idx] = (unsigned char)((st->g_flags[idx] & ~G_THR) | thr);
-			if (st->g_first[idx] >= 0)
-				mark_group(st, idx);
+			if (g->hier != hi)
+				continue;
+			st->any_quota |= g->quota_ns > 0;
+			group_check(st, g);
 		}
+		st->q_cfg = s->cfg_writes;
+		st->q_ncgs = s->ncgs;
+		st->q_hi = hi;
+	} else {
+		/* only timers changed throttling since */
+		for (i = 0; i < st->nflip; i++)
+			group_check(st, s->cgs[st->flip[i] - 1]);
 	}
+	st->nflip = 0;
 	st->nchanged = 0;
 	if (st->gathered && st->bw_nevents && st->bw_nevents == s->nevents &&
 	    st->g_memb == s->memb_epoch && st->g_cfg == s->cfg_epoch &&
@@ -1385,10 +1428,12 @@ void sim_cpu_update(struct sim *s)
 	st->nalloc = 0;
 	st->nrun = 0;
 	for (i = 0; i < st->nrt; i++) {
-		struct sim_task *t = s->tasks[st->rt[i]];
+		int k = st->rt[i];
 
-		if (t->rate > 0)
-			st->run[st->nrun++] = t;
+		if (s->tasks[k]->rate > 0) {
+			st->runcg[st->nrun] = st->rq[st->tq[k]].cg;
+			st->run[st->nrun++] = s->tasks[k];
+		}
 	}
 	if (sim_cpu_digesting)
 		digest(s);
@@ -1421,6 +1466,21 @@ static void local_throttled(struct sim *s, struct sim_cg *cg, int64_t dur, unsig
 		local_throttled(s, cg->children[i], dur, cg->children[i]->nr_active);
 }
 
+/* Notes that cg's throttling changed (the next recompute checks it). Without room
+ * to note it, the next recompute checks every group. */
+static void note_flip(struct sim *s, struct sim_cg *cg)
+{
+	struct cpu_state *st = s->cpu_state;
+
+	if (!st)
+		return;
+	if (grow((void **)&st->flip, &st->cflip, st->nflip + 1, sizeof(int)) < 0) {
+		st->q_ncgs = SIZE_MAX;
+		return;
+	}
+	st->flip[st->nflip++] = cg->id + 1;
+}
+
 /* Period boundaries and quotas running out, at now; true when a group's throttling
  * changed (the rates must be recomputed). */
 static bool bandwidth_tick(struct sim *s, struct sim_cg *cg)
@@ -1440,6 +1500,7 @@ static bool bandwidth_tick(struct sim *s, struct sim_cg *cg)
 			if (was) {
 				changed = true;
 				cg->throttled = false;
+				note_flip(s, cg);
 				/* throttled_time sums the throttled runqueues, one per CPU */
 				cg->throttled_ns += thr * cg->thr_cpus;
 				local_throttled(s, cg, thr, cg->thr_cpus);
@@ -1453,6 +1514,7 @@ static bool bandwidth_tick(struct sim *s, struct sim_cg *cg)
 		if (!cg->throttled && cg->runtime_left <= RUNTIME_EPS && cg->rate > 0) {
 			changed = true;
 			cg->throttled = true;
+			note_flip(s, cg);
 			cg->nr_throttled++;
 			cg->throttled_since = s->now;
 			cg->thr_cpus = cg->nr_active ? cg->nr_active : 1;

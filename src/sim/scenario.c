@@ -475,6 +475,7 @@ static struct sim_task *task_arg(struct sim *s, struct sim_cmd *c, const char *n
 static void changed(struct sim *s)
 {
 	s->cfg_epoch++;
+	s->cfg_writes++;
 	s->memb_epoch++;
 	s->cpu_dirty = true;
 }
@@ -642,6 +643,7 @@ static int ex_echo(struct sim *s, struct sim_cmd *c)
 				invalidate_subtree(cg);
 			else
 				s->cfg_epoch++;
+			s->cfg_writes++;
 		}
 	}
 	s->cpu_dirty = true;

@@ -277,6 +277,8 @@ struct sim {
 	struct sim_cg **cgs;   /* by id */
 	size_t ncgs, ccgs;
 	uint64_t cfg_epoch, memb_epoch;
+	uint64_t cfg_writes;     /* control-file writes (and global changes) so far: cpu.c
+				  * reads quotas and shares again after one */
 
 	/* tasks */
 	struct sim_task **tasks; /* creation order */
