@@ -163,7 +163,7 @@ static inline bool reclaim_counted(uint32_t fl)
 }
 
 /* Sets a cached page's flags, keeping reclaim_tree */
-static void frame_flags(struct sim_frame *fr, uint32_t fl)
+static inline void frame_flags(struct sim_frame *fr, uint32_t fl)
 {
 	if (fr->memcg && reclaim_counted(fr->flags) != reclaim_counted(fl))
 		SIM_CG_UP(fr->memcg, reclaim_tree, reclaim_counted(fl) ? 1 : -1);
@@ -198,13 +198,19 @@ static void evict(struct sim *s, uint32_t f, bool engine_too)
 			ucg_memory_uncharge_path(s->e, mh->h, fr->memcg->path, UCG_MEM_FILE, 1);
 		cg_mem_add(fr->memcg, -1);
 		fr->memcg->cache_local--;
-		SIM_CG_UP(fr->memcg, cache_tree, -1);
 	}
 	sim_charging_clear(s, rec);
 	s->files[fr->file]->frames[fr->index] = SIM_NO_FRAME;
 	lru_unlink(s, f);
-	if (fr->memcg && reclaim_counted(fr->flags))
-		SIM_CG_UP(fr->memcg, reclaim_tree, -1);
+	if (fr->memcg) {
+		struct sim_cg *c;
+		int64_t counted = reclaim_counted(fr->flags);
+
+		for (c = fr->memcg; c; c = c->parent) {
+			c->cache_tree--;
+			c->reclaim_tree -= counted;
+		}
+	}
 	fr->flags = 0;
 	fr->memcg = NULL;
 	fr->lru_next = s->free_head;
@@ -893,9 +899,13 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 		f->frames[i] = fr;
 		s->cache_used++;
 		if (cg) {
+			struct sim_cg *c;
+
 			cg->cache_local++;
-			SIM_CG_UP(cg, cache_tree, 1);
-			SIM_CG_UP(cg, reclaim_tree, 1); /* a clean page */
+			for (c = cg; c; c = c->parent) {
+				c->cache_tree++;
+				c->reclaim_tree++; /* a clean page */
+			}
 		}
 	}
 	cg_mem_add(cg, (int64_t)missing);
