@@ -88,9 +88,10 @@ int ucg_uring_active(struct ucg_uring *u)
 #include <sys/uio.h>
 #include <unistd.h>
 
-/* Entries per queue. One thread serves a queue one request at a time, and a commit
- * fetches the queue's next waiting request at once, so more entries would only add
- * memory; two let the kernel hand over a second request while the first is served. */
+/* Entries per queue. One thread serves a queue, one request at a time, and its
+ * commit fetches the queue's next waiting request at once; a second entry lets the
+ * kernel copy that next request in while the first is served. More would only add
+ * memory. */
 #define ENTRIES 2
 /* An entry's memory: the header block at the start, the payload one page in, so the
  * request can be rebuilt in front of its payload (fuse_in_header + op header <= 168). */
@@ -181,6 +182,7 @@ static unsigned possible_cpus(void)
 		return (unsigned)sysconf(_SC_NPROCESSORS_CONF);
 	while (fscanf(f, "%u", &a) == 1) {
 		b = a;
+		sep = 0;
 		if (fscanf(f, "%c", &sep) == 1 && sep == '-' && fscanf(f, "%u%c", &b, &sep) < 1)
 			break;
 		n += b - a + 1;
