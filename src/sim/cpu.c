@@ -92,10 +92,16 @@
  * alloc again. Each sum has one fixed order whatever is redone (a runqueue's tasks by
  * tid, then its children by descending id; a group's runqueues by CPU), so the
  * floats are those of a recompute from scratch, bit for bit; an emptied runqueue
- * stays and adds exact zeros. sim_cpu_full forces the recompute from scratch
- * (src/sim/test_sim_cpu_incr.c runs the shipped and randomized scenarios both ways
- * and compares every rate after every recompute). When only a CPU timer fired since
- * the last recompute, the runnable tasks are not even gathered again.
+ * stays but leaves its parent's list (it would add exact zeros). sim_cpu_full forces
+ * the recompute from scratch (src/sim/test_sim_cpu_incr.c runs the shipped and
+ * randomized scenarios both ways and compares every rate after every recompute).
+ * When only a CPU timer fired since the last recompute, the runnable tasks are not
+ * gathered again, and quotas and shares are read again only after a control-file
+ * write. What stays per event: the time accrued to every running task (rounded per
+ * interval, so not deferrable), the CFS timers' walk over the groups, the balancer's
+ * look at the root loads, and the water-filling of every CPU whose tree changed —
+ * when a quota throttles a group, each of its CPUs, where every entity's rate
+ * changes (bench_sim_events cpu_quota: ~6 CPUs of ~12 entities each per event).
  *
  * Limits. Balancing is a deterministic rule, not the kernel's timing: the kernel's
  * outcome depends on where tasks woke up and when its balancer ran, so with free tasks
