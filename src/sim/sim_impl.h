@@ -121,22 +121,25 @@ struct sim_io {
 enum { SIM_IO_READ, SIM_IO_WRITE, SIM_IO_READ_DIRECT, SIM_IO_WRITE_DIRECT };
 
 struct sim_task {
-	int tid, tgid;
-	char *name;
-	uint32_t uid;
+	/* what sim_cpu_advance touches for every running task at every event, together
+	 * (one cache line with the first hierarchies' cgroups) */
 	bool alive;
-	bool kthread;
-	uint64_t memb_epoch;     /* cg[] valid while == sim.memb_epoch */
-	struct sim_cg *cg[SIM_MAX_HIER];
-	uint32_t consumer;       /* its consumer id (design "consumer"), with cg[] */
-	double cpu_demand;       /* CPUs wanted, 0..1 */
-	double rate;             /* CPUs granted now */
-	uint64_t affinity;       /* `taskset` CPUs (bit i: CPU i), 0 = all */
+	bool pend_listed;        /* in cpu.c's list of tasks with pending time */
 	int cpu;                 /* the CPU it is queued on while runnable, -1 none */
+	double rate;             /* CPUs granted now */
+	int64_t cpu_ns;
 	int64_t cpuacct_pend;    /* ns run on CPU pend_cpu, not yet charged to cpuacct */
 	int pend_cpu;
-	bool pend_listed;        /* in cpu.c's list of tasks with pending time */
-	int64_t cpu_ns;
+	int tid;
+	struct sim_cg *cg[SIM_MAX_HIER];
+	int tgid;
+	char *name;
+	uint32_t uid;
+	bool kthread;
+	uint64_t memb_epoch;     /* cg[] valid while == sim.memb_epoch */
+	uint32_t consumer;       /* its consumer id (design "consumer"), with cg[] */
+	double cpu_demand;       /* CPUs wanted, 0..1 */
+	uint64_t affinity;       /* `taskset` CPUs (bit i: CPU i), 0 = all */
 	uint64_t anon_pages;
 	struct sim_cg *anon_cg[4];      /* where its anon pages are charged */
 	uint64_t anon_n[4];
