@@ -24,8 +24,14 @@
  *  - A change made through one mount updates that mount's cache as on any filesystem;
  *    the other mounts of the same hierarchy are told explicitly (inval_entry, delete,
  *    inval_inode) before the change is answered, so they never show the old tree.
- *  - Files are direct_io without keep_cache (every read asks the engine: content is
- *    always fresh) and noflush (close(2) makes no round trip).
+ *  - Files are opened without a round trip (open answers ENOSYS: the kernel's no-open
+ *    mode, which keeps file content in its page cache, sends no RELEASE, and with no
+ *    flush operation no FLUSH): a read of unchanged content makes no round trip at
+ *    all. The permission check of open moves to the first read or write, made by the
+ *    engine with that request's credentials. What each mount's kernel was told of a
+ *    file is kept (fs/fcache.h); every engine change is followed, before d->lock is
+ *    released, by a check of those files in every mount, and the attributes of each
+ *    one whose content changed are invalidated at once (see "cached file content").
  */
 #define FUSE_USE_VERSION 35
 
@@ -36,6 +42,7 @@
 #include "engine/ucg.h"
 #include "fs/ctl.h"
 #include "fs/events.h"
+#include "fs/fcache.h"
 #include "fs/state.h"
 #include "fs/uring.h"
 #include "host/enforce.h"
@@ -95,10 +102,13 @@ struct mnt {
 	pthread_t notifier;
 	int note_stop;
 	int waiting; /* this mount's thread waits for its notes to other mounts */
+	struct ucg_fcache files; /* what this mount's kernel was told of files (d->lock) */
+	int ended; /* its session loop ended: send the kernel nothing more (d->lock) */
+	uint32_t unkept_ver; /* versions of files not in files (ENOMEM) */
 };
 
 /* A change the kernel must be told about on one mount (see queue_note). */
-enum note_kind { NOTE_ENTRY, NOTE_DELETE, NOTE_INODE };
+enum note_kind { NOTE_ENTRY, NOTE_DELETE, NOTE_INODE, NOTE_PAGES };
 
 /* The notes of one request, which may wait until they are all sent. */
 struct batch {
@@ -126,7 +136,11 @@ struct daemon {
 	int restoring;
 	pthread_cond_t note_sent; /* some batch's pending count dropped */
 	pid_t writer; /* the process of the write being served (cgroup.event_control) */
+	int content_dirty; /* the engine may show other file content: check the mounts */
 };
+
+static int drain(struct daemon *d);
+static void unlock_checked(struct daemon *d);
 
 /* ---- callers ----------------------------------------------------------------------- */
 
@@ -142,9 +156,9 @@ static const struct ucg_cred *get_caller(fuse_req_t req, struct daemon *d, struc
 
 	/* Apply queued uid/gid/exec events first: they invalidate cached callers. */
 	pthread_mutex_lock(&d->lock);
-	ucg_host_drain(d->host, d->e);
+	drain(d);
 	r = ucg_host_caller_cred(d->host, ctx->pid, &c->cred, c->groups);
-	pthread_mutex_unlock(&d->lock);
+	unlock_checked(d);
 	if (r < 0) {
 		/* The caller is gone already: FUSE's fsuid/fsgid, no capabilities. */
 		c->cred = ucg_cred_user(ctx->uid, ctx->gid);
@@ -184,7 +198,16 @@ static int child_path(struct mnt *m, fuse_ino_t parent, const char *name, struct
 	return ucg_buf_error(out);
 }
 
-static void fill_stat(const struct mnt *m, const struct ucg_stat *s, struct stat *st)
+/* What a regular file's attributes say of its content (see tell_file). */
+struct file_view {
+	uint64_t size;  /* the content's length: a cached read ends at i_size */
+	uint32_t ver;   /* the content version, in mtime's nanoseconds */
+	double timeout; /* how long the kernel may keep the attributes */
+};
+
+/* fv: NULL for a directory. */
+static void fill_stat(const struct mnt *m, const struct ucg_stat *s, const struct file_view *fv,
+		      struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = s->ino;
@@ -194,16 +217,25 @@ static void fill_stat(const struct mnt *m, const struct ucg_stat *s, struct stat
 	st->st_gid = s->gid;
 	st->st_blksize = 4096;
 	st->st_atim = st->st_mtim = st->st_ctim = m->time;
+	if (fv) {
+		st->st_size = (off_t)fv->size;
+		st->st_mtim.tv_nsec = (long)(((uint64_t)m->time.tv_nsec + fv->ver) % 1000000000u);
+	}
 }
 
-static void fill_entry(const struct mnt *m, const struct ucg_stat *s, double timeout,
-		       struct fuse_entry_param *e)
+static double attr_timeout(const struct file_view *fv)
+{
+	return fv ? fv->timeout : CACHE_TIMEOUT_S;
+}
+
+static void fill_entry(const struct mnt *m, const struct ucg_stat *s, const struct file_view *fv,
+		       double timeout, struct fuse_entry_param *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->ino = to_fuse(m, s->ino);
-	e->attr_timeout = CACHE_TIMEOUT_S;
+	e->attr_timeout = attr_timeout(fv);
 	e->entry_timeout = timeout;
-	fill_stat(m, s, &e->attr);
+	fill_stat(m, s, fv, &e->attr);
 }
 
 /* Search permission for everyone: owner, group and others all have x. */
@@ -330,6 +362,9 @@ static void send_note(struct fuse_session *se, struct note *n)
 	case NOTE_INODE:
 		fuse_lowlevel_notify_inval_inode(se, n->child, -1, 0);
 		break;
+	case NOTE_PAGES:
+		fuse_lowlevel_notify_inval_inode(se, n->child, 0, 0);
+		break;
 	}
 }
 
@@ -426,6 +461,252 @@ static void queue_dir_entries(struct daemon *d, struct ucg_hierarchy *h, fuse_in
 	}
 }
 
+/* ---- cached file content ------------------------------------------------------------ */
+
+/* How a read of unchanged content makes no round trip and a changed one is never
+ * missed (docs/filesystem.md, "Latency"). Files are opened in the kernel's no-open
+ * mode, so their pages stay cached between opens; with auto_inval_data every read
+ * first checks that the attributes are valid (free while they are) and, when it must
+ * ask for them, drops the pages if mtime or size changed. So the daemon:
+ *  - gives a file's attributes with the true size of its content and a content
+ *    version in mtime's nanoseconds, and remembers per mount what it described
+ *    (m->files: length, hash, version);
+ *  - after every engine change (a write, mkdir, rmdir, rename, chmod, chown, host
+ *    events drained, CPU sampled, a freezer state confirmed...), before d->lock is
+ *    released, compares each described file of every mount with the engine's
+ *    content now, and for each one that differs bumps the version and invalidates its
+ *    attributes in that mount's kernel. Attributes only (offset -1): that takes no
+ *    lock a waiting read could hold (a page invalidation locks the page, which a read
+ *    waiting for d->lock may hold), so it is sent right there, synchronously, and the
+ *    change is answered only after every mount's kernel knows;
+ *  - lets the kernel keep the attributes of a file only if everyone may read it: the
+ *    pages of any other file are dropped at every read (attributes never valid, a new
+ *    version each time), so its reads reach the engine with the reader's credentials.
+ * The cost of the checks is bounded by what the kernels were told: a file is checked
+ * while its description is valid there, once invalidated it is not checked again
+ * until it is described again. */
+
+static int node_stat(struct mnt *m, fuse_ino_t id, struct ucg_buf *path, struct ucg_stat *s);
+
+/* Read permission for everyone: owner, group and others all have r. */
+static int all_read(uint32_t mode)
+{
+	return (mode & 0444) == 0444;
+}
+
+/* Under d->lock: host events change membership, so the files showing it. */
+static int drain(struct daemon *d)
+{
+	int r = ucg_host_drain(d->host, d->e);
+
+	if (r != 0)
+		d->content_dirty = 1;
+	return r;
+}
+
+/* The whole content of path read with cred and open flags (under d->lock). */
+static int read_content(struct mnt *m, const char *path, int flags, const struct ucg_cred *cred,
+			struct ucg_buf *out)
+{
+	struct ucg_file *f;
+	char chunk[4096];
+	off_t off = 0;
+	ssize_t n;
+	int r;
+
+	ucg_buf_reset(out);
+	r = ucg_fs_open(m->d->e, m->h, path, flags, cred, &f);
+	if (r < 0)
+		return r;
+	while ((n = ucg_fs_read(f, chunk, sizeof(chunk), off)) > 0) {
+		ucg_buf_append(out, chunk, (size_t)n);
+		off += n;
+	}
+	ucg_fs_release(f);
+	return n < 0 ? (int)n : ucg_buf_error(out);
+}
+
+/* What root reads in path: the content any cached page would hold; a file root cannot
+ * read (write-only) has none (under d->lock). */
+static int root_content(struct mnt *m, const char *path, struct ucg_buf *out)
+{
+	struct ucg_cred root = ucg_cred_root();
+	int r = read_content(m, path, O_RDONLY, &root, out);
+
+	if (r < 0)
+		ucg_buf_reset(out);
+	return r;
+}
+
+/* Tells m's kernel to drop the attributes of file ino (under d->lock, see above). */
+static void forget_attrs(struct mnt *m, uint64_t ino)
+{
+	if (!m->ended)
+		fuse_lowlevel_notify_inval_inode(m->se, ino, -1, 0);
+}
+
+/* Has m's notifier drop the cached pages of file ino (under d->lock); returns a
+ * batch to wait for with wait_pages, or NULL. Not sent by a request thread: dropping
+ * a page waits for its lock, which a read in progress on this mount may hold until
+ * this mount's thread answers it. */
+static struct batch *drop_pages(struct mnt *m, uint64_t ino)
+{
+	struct note *n = m->note_stop ? NULL : ucg_calloc(1, sizeof(*n) + 1);
+	struct batch *b = n ? ucg_calloc(1, sizeof(*b)) : NULL;
+
+	if (!n)
+		return NULL;
+	n->kind = NOTE_PAGES;
+	n->child = ino;
+	if (b) {
+		b->refs = 2;
+		b->pending = 1;
+		n->batch = b;
+	}
+	enqueue(m, n);
+	return b;
+}
+
+/* Waits for the pages of b to be dropped, NOTIFY_WAIT_MS at most: the wait is
+ * almost always one system call of the notifier; only a page whose read is queued
+ * behind this thread's request (the page was evicted and is being read again) can
+ * hold it up, and then that read brings the engine's content anyway. */
+static void wait_pages(struct daemon *d, struct batch *b)
+{
+	struct timespec until;
+
+	if (!b)
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += NOTIFY_WAIT_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&d->lock);
+	while (b->pending)
+		if (pthread_cond_timedwait(&d->note_sent, &d->lock, &until) != 0)
+			break;
+	put_batch(b);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* The kernel's description of e is out of date: a new version (its pages go when it
+ * next asks for the attributes) and the attributes invalidated. */
+static void make_stale(struct mnt *m, struct ucg_fcache_ent *e)
+{
+	e->ver++;
+	if (e->told)
+		forget_attrs(m, e->ino);
+	e->told = 0;
+}
+
+/* Records content as what m's kernel is now told of file ino (under d->lock): a new
+ * version if it differs from what was described last, and the snapshot later reads
+ * are answered from (none for a file root cannot read: each read then asks the
+ * engine, and fails). */
+static struct ucg_fcache_ent *describe(struct mnt *m, uint64_t ino, const struct ucg_buf *content,
+				       int readable)
+{
+	struct ucg_fcache_ent *e = ucg_fcache_get(&m->files, ino);
+	uint64_t hash = ucg_fcache_hash(content->data, content->len);
+
+	if (!e)
+		return NULL;
+	if (e->hash != hash || e->len != content->len)
+		e->ver++;
+	e->hash = hash;
+	ucg_fcache_set_snap(e, content->data, content->len);
+	if (!readable) {
+		ucg_free(e->snap);
+		e->snap = NULL;
+		e->has_snap = 0;
+	}
+	e->told = 1;
+	e->gone = 0;
+	return e;
+}
+
+/* The attributes of regular file s at path for m's kernel (under d->lock). for_read:
+ * asked before a read (ll_getattr). A file nobody can read (write-only) shows size 0,
+ * as in the kernel, except before a read: then a size that makes the kernel send the
+ * READ, which fails with the engine's errno for that reader. */
+static void tell_file(struct mnt *m, const char *path, const struct ucg_stat *s, int for_read,
+		      struct file_view *fv)
+{
+	struct ucg_buf content;
+	struct ucg_fcache_ent *e;
+	int unreadable;
+
+	ucg_buf_init(&content);
+	unreadable = root_content(m, path, &content) < 0;
+	e = describe(m, s->ino, &content, !unreadable);
+	fv->size = unreadable && for_read ? 4096 : content.len;
+	fv->timeout = CACHE_TIMEOUT_S;
+	if (!e || !all_read(s->mode) || unreadable) {
+		/* never valid, and never the same version twice: every read asks, and
+		 * finds its pages dropped (on ENOMEM too: nothing remembered to check) */
+		fv->timeout = 0;
+		if (e)
+			e->ver++;
+	}
+	if (e)
+		e->st = *s;
+	fv->ver = e ? e->ver : ++m->unkept_ver;
+	ucg_buf_fini(&content);
+}
+
+struct check_ctx {
+	struct mnt *m;
+	struct ucg_buf path, content;
+};
+
+static void check_file(struct ucg_fcache_ent *e, void *arg)
+{
+	struct check_ctx *c = arg;
+	struct ucg_stat s;
+
+	if (!e->told)
+		return;
+	if (node_stat(c->m, e->ino, &c->path, &s) < 0) {
+		e->gone = 1; /* its cgroup was removed: reads now fail with ENODEV */
+		make_stale(c->m, e);
+		return;
+	}
+	root_content(c->m, c->path.data, &c->content);
+	if (c->content.len != e->len || ucg_fcache_hash(c->content.data, c->content.len) != e->hash ||
+	    s.mode != e->st.mode || s.uid != e->st.uid || s.gid != e->st.gid)
+		make_stale(c->m, e);
+}
+
+/* Every mount forgets the files that no longer show what its kernel was told (under
+ * d->lock). Reading a file may drain host events, which may change others: repeat
+ * while that happens, a few times at most (the next check catches the rest). */
+static void cache_check(struct daemon *d)
+{
+	struct check_ctx c;
+	int round;
+
+	ucg_buf_init(&c.path);
+	ucg_buf_init(&c.content);
+	for (round = 0; round < 4 && d->content_dirty; round++) {
+		d->content_dirty = 0;
+		for (c.m = d->mounts; c.m; c.m = c.m->next)
+			ucg_fcache_each(&c.m->files, check_file, &c);
+	}
+	ucg_buf_fini(&c.path);
+	ucg_buf_fini(&c.content);
+}
+
+/* Every critical section that may have changed the engine ends here: nothing is
+ * answered from a new state before the kernels were told. */
+static void unlock_checked(struct daemon *d)
+{
+	if (d->content_dirty)
+		cache_check(d);
+	pthread_mutex_unlock(&d->lock);
+}
+
 /* ---- the operation table ------------------------------------------------------------ */
 
 static struct mnt *req_mnt(fuse_req_t req)
@@ -440,15 +721,22 @@ static void mark_dirty(struct daemon *d)
 
 static void ll_init(void *userdata, struct fuse_conn_info *conn)
 {
-	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
-		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	/* No atomic O_TRUNC: with it the kernel sets a file's size to 0 at every
+	 * open(O_TRUNC), and a concurrent read of its cached content would find it
+	 * empty. Without, it asks (SETATTR) and gets the content's size back. */
+	conn->want &= ~(unsigned)FUSE_CAP_ATOMIC_O_TRUNC;
 	/* No FUSE_CAP_DONT_MASK: mkdir's mode arrives with the umask applied. */
 	conn->want &= ~(unsigned)FUSE_CAP_DONT_MASK;
 	/* Directory listings are always read from the engine. */
 	conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS;
+	/* Cached file pages are dropped when a file's mtime or size changes (see "cached
+	 * file content"), and reads are sent as readahead, answered in the daemon's
+	 * write of the reply. */
+	if (!(conn->capable & FUSE_CAP_AUTO_INVAL_DATA))
+		fprintf(stderr, "ucg: the kernel lacks auto_inval_data: file reads may be stale\n");
+	conn->want |= conn->capable & (FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_ASYNC_READ);
+	conn->want &= ~(unsigned)FUSE_CAP_EXPLICIT_INVAL_DATA;
 }
-
-static int node_stat(struct mnt *m, fuse_ino_t id, struct ucg_buf *path, struct ucg_stat *s);
 
 /* How long the kernel may keep an entry of directory dir (under d->lock). The kernel
  * walks a cached entry without asking us, so without search permission for everyone
@@ -474,6 +762,7 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct caller c;
 	const struct ucg_cred *cred = get_caller(req, m->d, &c);
 	struct fuse_entry_param e;
+	struct file_view fv;
 	struct ucg_buf path;
 	struct ucg_stat s;
 	double timeout = 0;
@@ -484,38 +773,64 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	r = child_path(m, parent, name, &path);
 	if (r == 0)
 		r = ucg_fs_getattr(m->d->e, m->h, path.data, cred, &s);
-	if (r == 0)
+	if (r == 0) {
 		timeout = entry_timeout(m, parent);
-	pthread_mutex_unlock(&m->d->lock);
+		if (S_ISREG(s.mode))
+			tell_file(m, path.data, &s, 0, &fv);
+	}
+	unlock_checked(m->d);
 	ucg_buf_fini(&path);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_entry(m, &s, timeout, &e);
+	fill_entry(m, &s, S_ISREG(s.mode) ? &fv : NULL, timeout, &e);
 	fuse_reply_entry(req, &e);
 }
 
+/* Nodes are the engine's; a forgotten file's description goes (the kernel holds
+ * nothing of an inode it forgot). */
 static void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-	fuse_reply_none(req); /* nodes are the engine's: nothing to drop */
+	struct mnt *m = req_mnt(req);
+
+	pthread_mutex_lock(&m->d->lock);
+	ucg_fcache_del(&m->files, ino);
+	pthread_mutex_unlock(&m->d->lock);
+	fuse_reply_none(req);
 }
 
 static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
 {
+	struct mnt *m = req_mnt(req);
+	size_t i;
+
+	pthread_mutex_lock(&m->d->lock);
+	for (i = 0; i < count; i++)
+		ucg_fcache_del(&m->files, forgets[i].ino);
+	pthread_mutex_unlock(&m->d->lock);
 	fuse_reply_none(req);
 }
 
-/* An open file: the engine's handle and the attributes it had when opened (fstat of
- * a file whose cgroup was removed still works, core.md §3.5). */
-struct fh {
-	struct ucg_file *f;
-	struct ucg_stat st;
-};
-
-static struct fh *fh_of(const struct fuse_file_info *fi)
+/* The attributes of node id for m's kernel (under d->lock). A file whose cgroup was
+ * removed keeps its last attributes while the kernel holds it (fstat of an open file,
+ * core.md §3.5). fv is filled for a regular file. */
+static int node_attrs(struct mnt *m, fuse_ino_t id, struct ucg_buf *path, struct ucg_stat *s,
+		      int for_read, struct file_view *fv)
 {
-	return (struct fh *)(uintptr_t)fi->fh;
+	struct ucg_fcache_ent *e;
+	int r = node_stat(m, id, path, s);
+
+	if (r == 0 && S_ISREG(s->mode)) {
+		tell_file(m, path->data, s, for_read, fv);
+	} else if (r == -ENOENT && (e = ucg_fcache_find(&m->files, id)) && e->gone) {
+		*s = e->st;
+		fv->size = e->len;
+		fv->ver = e->ver;
+		fv->timeout = 0;
+		r = 0;
+	}
+	return r;
 }
 
 /* Attributes of node id, without permission checks (under d->lock). */
@@ -527,9 +842,12 @@ static int node_stat(struct mnt *m, fuse_ino_t id, struct ucg_buf *path, struct 
 	return r < 0 ? r : ucg_fs_getattr(m->d->e, m->h, path->data, &root, s);
 }
 
+/* fi is set when the kernel asks on behalf of an open file: before a read (auto
+ * inval_data), never for stat(2) or fstat(2). */
 static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct mnt *m = req_mnt(req);
+	struct file_view fv;
 	struct ucg_buf path;
 	struct ucg_stat s;
 	struct stat st;
@@ -537,19 +855,17 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 	ucg_buf_init(&path);
 	pthread_mutex_lock(&m->d->lock);
-	r = node_stat(m, ino, &path, &s);
-	pthread_mutex_unlock(&m->d->lock);
+	r = node_attrs(m, ino, &path, &s, fi != NULL, &fv);
+	if (r == 0 && fi && node_stat(m, ino, &path, &s) == -ENOENT)
+		r = -ENODEV; /* a read of a removed cgroup's file asks first (core.md §3.5) */
+	unlock_checked(m->d);
 	ucg_buf_fini(&path);
-	if (r == -ENOENT && fi && fh_of(fi)) {
-		s = fh_of(fi)->st;
-		r = 0;
-	}
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_stat(m, &s, &st);
-	fuse_reply_attr(req, &st, CACHE_TIMEOUT_S);
+	fill_stat(m, &s, S_ISREG(s.mode) ? &fv : NULL, &st);
+	fuse_reply_attr(req, &st, attr_timeout(S_ISREG(s.mode) ? &fv : NULL));
 }
 
 /* chmod, chown; truncate and utimens succeed on existing entries and change nothing
@@ -564,6 +880,7 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	const struct ucg_cred *cred = NULL;
 	struct ucg_buf path;
 	struct ucg_stat s, before = { 0 };
+	struct file_view fv;
 	struct stat st;
 	struct batch *b = NULL;
 	int r;
@@ -594,21 +911,19 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 			ucg_buf_fini(&names);
 		}
 	}
-	if (r == 0)
-		r = node_stat(m, ino, &path, &s);
-	pthread_mutex_unlock(&d->lock);
+	if (cred && r == 0)
+		d->content_dirty = 1; /* other mounts may cache a file whose mode changed */
+	if (r == 0 || (r == -ENOENT && !cred))
+		r = node_attrs(m, ino, &path, &s, 0, &fv);
+	unlock_checked(d);
 	ucg_buf_fini(&path);
-	if (r == -ENOENT && fi && fh_of(fi) && !cred) {
-		s = fh_of(fi)->st;
-		r = 0;
-	}
 	finish_notes(m, b);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_stat(m, &s, &st);
-	fuse_reply_attr(req, &st, CACHE_TIMEOUT_S);
+	fill_stat(m, &s, S_ISREG(s.mode) ? &fv : NULL, &st);
+	fuse_reply_attr(req, &st, attr_timeout(S_ISREG(s.mode) ? &fv : NULL));
 }
 
 static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
@@ -638,15 +953,16 @@ static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		queue_note(m, b, NOTE_INODE, 0, parent, NULL);
 		r = ucg_fs_getattr(d->e, m->h, path.data, &root, &s);
 		timeout = entry_timeout(m, parent);
+		d->content_dirty = 1; /* e.g. the parent's files listing children */
 	}
-	pthread_mutex_unlock(&d->lock);
+	unlock_checked(d);
 	ucg_buf_fini(&path);
 	finish_notes(m, b);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_entry(m, &s, timeout, &e);
+	fill_entry(m, &s, NULL, timeout, &e);
 	fuse_reply_entry(req, &e);
 }
 
@@ -675,8 +991,9 @@ static void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		b = begin_notes(m);
 		queue_note(m, b, NOTE_DELETE, parent, s.ino, name);
 		queue_note(m, b, NOTE_INODE, 0, parent, NULL);
+		d->content_dirty = 1; /* its files now fail with ENODEV */
 	}
-	pthread_mutex_unlock(&d->lock);
+	unlock_checked(d);
 	ucg_buf_fini(&path);
 	finish_notes(m, b);
 	fuse_reply_err(req, -r);
@@ -711,8 +1028,9 @@ static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 		b = begin_notes(m);
 		queue_note(m, b, NOTE_ENTRY, parent, 0, name);
 		queue_note(m, b, NOTE_ENTRY, newparent, 0, newname);
+		d->content_dirty = 1; /* release notification paths, for one */
 	}
-	pthread_mutex_unlock(&d->lock);
+	unlock_checked(d);
 	ucg_buf_fini(&from);
 	ucg_buf_fini(&to);
 	finish_notes(m, b);
@@ -769,101 +1087,116 @@ static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	refused_child_op(req, parent, name, ucg_fs_unlink, EPERM);
 }
 
+/* No-open (see the header comment): the kernel then opens every file of this mount
+ * without asking, keeps its pages between opens and sends no RELEASE. Whether the
+ * opener may read or write is decided at the first read or write, by the engine with
+ * that request's credentials (docs/filesystem.md lists what differs from the kernel). */
 static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	fuse_reply_err(req, ENOSYS);
+}
+
+/* The open flags the engine checks a read or write against: the file's access mode. */
+static int io_flags(const struct fuse_file_info *fi)
+{
+	return fi->flags & (O_ACCMODE | O_APPEND);
+}
+
+/* Path of a file being read or written (under d->lock): a file whose cgroup was
+ * removed while it was open answers ENODEV (core.md §3.5). */
+static int io_path(struct mnt *m, fuse_ino_t ino, struct ucg_buf *path)
+{
+	int r = node_path(m, ino, path);
+
+	return r == -ENOENT ? -ENODEV : r;
+}
+
+/* The reader's permission is checked as its open would have been; the answer is the
+ * snapshot whose length the kernel was given as the size (see struct
+ * ucg_fcache_ent): a change made since was announced, and the kernel asks again
+ * before it trusts these pages once it knows. Without a snapshot, the engine's
+ * content now. */
+static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
 {
 	struct mnt *m = req_mnt(req);
 	struct daemon *d = m->d;
 	struct caller c;
 	const struct ucg_cred *cred = get_caller(req, d, &c);
-	struct ucg_cred root = ucg_cred_root();
-	struct fh *h = ucg_calloc(1, sizeof(*h));
-	int flags = fi->flags & (O_ACCMODE | O_TRUNC | O_APPEND | O_CREAT | O_EXCL);
-	struct ucg_buf path;
+	struct ucg_fcache_ent *e;
+	struct ucg_buf path, content;
+	struct ucg_file *f;
 	int r;
 
-	if (!h) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
 	ucg_buf_init(&path);
+	ucg_buf_init(&content);
 	pthread_mutex_lock(&d->lock);
-	r = node_path(m, ino, &path);
-	if (r == 0)
-		r = ucg_fs_open(d->e, m->h, path.data, flags, cred, &h->f);
-	if (r == 0 && ucg_fs_getattr(d->e, m->h, path.data, &root, &h->st) < 0)
-		memset(&h->st, 0, sizeof(h->st));
-	pthread_mutex_unlock(&d->lock);
-	ucg_buf_fini(&path);
-	if (r < 0) {
-		ucg_free(h);
+	r = io_path(m, ino, &path);
+	e = r == 0 ? ucg_fcache_find(&m->files, ino) : NULL;
+	if (e && e->has_snap) {
+		r = ucg_fs_open(d->e, m->h, path.data, io_flags(fi), cred, &f);
+		if (r == 0) {
+			ucg_fs_release(f);
+			ucg_buf_append(&content, e->snap, e->len);
+			r = ucg_buf_error(&content);
+		}
+	} else if (r == 0) {
+		r = read_content(m, path.data, io_flags(fi), cred, &content);
+	}
+	unlock_checked(d);
+	if (r < 0)
 		fuse_reply_err(req, -r);
-		return;
-	}
-	fi->fh = (uint64_t)(uintptr_t)h;
-	fi->direct_io = 1;
-	fi->keep_cache = 0;
-	fi->noflush = 1;
-	if (fuse_reply_open(req, fi) < 0) {
-		/* the opener was interrupted: the kernel will send no release */
-		pthread_mutex_lock(&d->lock);
-		ucg_fs_release(h->f);
-		pthread_mutex_unlock(&d->lock);
-		ucg_free(h);
-	}
-}
-
-static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		    struct fuse_file_info *fi)
-{
-	struct mnt *m = req_mnt(req);
-	struct ucg_file *f = fh_of(fi)->f;
-	char stack[4096], *buf = size <= sizeof(stack) ? stack : malloc(size);
-	ssize_t n;
-
-	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	pthread_mutex_lock(&m->d->lock);
-	n = ucg_fs_read(f, buf, size, off);
-	pthread_mutex_unlock(&m->d->lock);
-	if (n < 0)
-		fuse_reply_err(req, (int)-n);
+	else if (off < 0 || (size_t)off >= content.len)
+		fuse_reply_buf(req, NULL, 0);
 	else
-		fuse_reply_buf(req, buf, (size_t)n);
-	if (buf != stack)
-		free(buf);
+		fuse_reply_buf(req, content.data + off,
+			       size < content.len - (size_t)off ? size : content.len - (size_t)off);
+	ucg_buf_fini(&path);
+	ucg_buf_fini(&content);
 }
 
+/* The kernel copied the written bytes into its cached page before asking: whatever
+ * the engine shows now, that page must go (a new version, and the page dropped at
+ * once by the notifier), here and wherever the change shows (the check before the
+ * lock is released). */
 static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct mnt *m = req_mnt(req);
-	struct ucg_file *f = fh_of(fi)->f;
+	struct daemon *d = m->d;
+	struct caller c;
+	const struct ucg_cred *cred = get_caller(req, d, &c);
+	struct ucg_fcache_ent *e;
+	struct ucg_file *f = NULL;
+	struct ucg_buf path;
+	struct batch *pages;
 	ssize_t n;
 
-	pthread_mutex_lock(&m->d->lock);
-	m->d->writer = fuse_req_ctx(req)->pid;
-	n = ucg_fs_write(f, buf, size);
-	if (n >= 0)
-		mark_dirty(m->d);
-	pthread_mutex_unlock(&m->d->lock);
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&d->lock);
+	d->writer = fuse_req_ctx(req)->pid;
+	n = io_path(m, ino, &path);
+	if (n == 0)
+		n = ucg_fs_open(d->e, m->h, path.data, io_flags(fi), cred, &f);
+	if (n == 0) {
+		n = ucg_fs_write(f, buf, size);
+		ucg_fs_release(f);
+	}
+	if (n >= 0) {
+		mark_dirty(d);
+		d->content_dirty = 1;
+	}
+	e = ucg_fcache_find(&m->files, ino);
+	if (e)
+		make_stale(m, e);
+	pages = drop_pages(m, ino);
+	unlock_checked(d);
+	ucg_buf_fini(&path);
+	wait_pages(d, pages);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
 		fuse_reply_write(req, (size_t)n);
-}
-
-static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	struct mnt *m = req_mnt(req);
-	struct fh *h = fh_of(fi);
-
-	pthread_mutex_lock(&m->d->lock);
-	ucg_fs_release(h->f);
-	pthread_mutex_unlock(&m->d->lock);
-	ucg_free(h);
-	fuse_reply_err(req, 0);
 }
 
 /* An open directory: its listing, taken at opendir and again at each rewind. */
@@ -1057,7 +1390,6 @@ static const struct fuse_lowlevel_ops ll_ops = {
 	.open = ll_open,
 	.read = ll_read,
 	.write = ll_write,
-	.release = ll_release,
 	.opendir = ll_opendir,
 	.readdir = ll_readdir,
 	.releasedir = ll_releasedir,
@@ -1081,6 +1413,9 @@ static void *mnt_thread(void *arg)
 	/* Returns when the connection ends, its ring threads joined: no request is
 	 * served on m after this. */
 	ucg_uring_loop(m->uring, m->se);
+	pthread_mutex_lock(&d->lock);
+	m->ended = 1; /* the session's fd is closed below */
+	pthread_mutex_unlock(&d->lock);
 	fuse_session_unmount(m->se);
 	pthread_mutex_lock(&d->lock);
 	for (pp = &d->mounts; *pp; pp = &(*pp)->next)
@@ -1096,6 +1431,7 @@ static void *mnt_thread(void *arg)
 	pthread_cond_destroy(&m->note_cond);
 	ucg_uring_free(m->uring);
 	fuse_session_destroy(m->se);
+	ucg_fcache_fini(&m->files);
 	ucg_free(m->name);
 	ucg_free(m->dir);
 	ucg_free(m);
@@ -1163,6 +1499,7 @@ static int do_mount(struct daemon *d, const char *name, const char *dir, const c
 	}
 	m->d = d;
 	m->h = h;
+	ucg_fcache_init(&m->files);
 	{
 		struct ucg_cred root = ucg_cred_root();
 		struct ucg_stat rs;
@@ -1304,9 +1641,10 @@ static int do_remount(struct daemon *d, const char *dir, const char *opts, struc
 			if (before.len != after.len ||
 			    (before.len && memcmp(before.data, after.data, before.len)))
 				queue_dir_entries(d, m->h, FUSE_ROOT_ID, &before, &after, NULL, NULL);
+			d->content_dirty = 1; /* the root's files were renumbered */
 		}
 	}
-	pthread_mutex_unlock(&d->lock);
+	unlock_checked(d);
 	ucg_buf_fini(&before);
 	ucg_buf_fini(&after);
 	return r;
@@ -1369,7 +1707,8 @@ static void agent_to_roots(struct daemon *d, pid_t pid)
 	pthread_mutex_lock(&d->lock);
 	while ((h = ucg_hierarchy_next(d->e, h)))
 		ucg_fs_write_all(d->e, h, "/cgroup.procs", &root, s, strlen(s));
-	pthread_mutex_unlock(&d->lock);
+	d->content_dirty = 1;
+	unlock_checked(d);
 }
 
 static void run_releases(struct daemon *d)
@@ -1396,9 +1735,7 @@ static void run_releases(struct daemon *d)
 
 static void prov_sync(void *ctx, struct ucg_engine *e)
 {
-	struct daemon *d = ctx;
-
-	ucg_host_drain(d->host, e);
+	drain(ctx);
 }
 
 static void prov_release_queued(void *ctx, struct ucg_engine *e)
@@ -1513,9 +1850,9 @@ static void handle_request(struct daemon *d, int fd)
 		r = do_umount(d, argv[1], argc > 2 ? atoi(argv[2]) : 0);
 	} else if (!strcmp(argv[0], "proc") && argc >= 2) {
 		pthread_mutex_lock(&d->lock);
-		ucg_host_drain(d->host, d->e);
+		drain(d);
 		r = ucg_proc_cgroup(d->e, atoi(argv[1]), argc > 2 ? atoi(argv[2]) : 0, &out);
-		pthread_mutex_unlock(&d->lock);
+		unlock_checked(d);
 	} else if (!strcmp(argv[0], "cgroups")) {
 		pthread_mutex_lock(&d->lock);
 		r = ucg_proc_cgroups(d->e, &out);
@@ -1531,7 +1868,7 @@ static void handle_request(struct daemon *d, int fd)
 		pthread_mutex_lock(&d->lock);
 		for (m = d->mounts; m; m = m->next)
 			rings += ucg_uring_active(m->uring);
-		ucg_host_drain(d->host, d->e);
+		drain(d);
 		ucg_host_get_stats(d->host, &s);
 		ucg_buf_printf(&out, "forks %llu\nexits %llu\nevents %llu\nresyncs %llu\ntasks %zu\n",
 			       (unsigned long long)s.forks, (unsigned long long)s.exits,
@@ -1541,7 +1878,7 @@ static void handle_request(struct daemon *d, int fd)
 		 * through a ring. */
 		ucg_buf_printf(&out, "uring_mounts %d\nuring_requests %llu\n", rings,
 			       ucg_uring_requests_total());
-		pthread_mutex_unlock(&d->lock);
+		unlock_checked(d);
 		r = 0;
 	} else if (!strcmp(argv[0], "stop")) {
 		d->stop = 1;
@@ -1712,8 +2049,8 @@ int ucg_daemon_run(int ready_fd)
 			break;
 		if (pfd[3].revents) {
 			pthread_mutex_lock(&d.lock);
-			ucg_host_drain(d.host, d.e);
-			pthread_mutex_unlock(&d.lock);
+			drain(&d);
+			unlock_checked(&d);
 		}
 		if (pfd[1].revents) {
 			struct signalfd_siginfo si;
@@ -1747,17 +2084,20 @@ int ucg_daemon_run(int ready_fd)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		pthread_mutex_lock(&d.lock);
 		freezing = ucg_enforce_poll(d.enforce, d.e);
-		pthread_mutex_unlock(&d.lock);
+		d.content_dirty = 1; /* freezer states confirmed, tasks found continued */
+		unlock_checked(&d);
 		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_cpu_ms) {
 			pthread_mutex_lock(&d.lock);
 			ucg_host_sample_cpu(d.host, d.e);
-			pthread_mutex_unlock(&d.lock);
+			d.content_dirty = 1; /* cpuacct's figures moved */
+			unlock_checked(&d);
 			next_cpu_ms = now.tv_sec * 1000 + now.tv_nsec / 1000000 + 1000;
 		}
 		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_reap_ms) {
 			pthread_mutex_lock(&d.lock);
 			ucg_host_reap_check(d.host, d.e);
-			pthread_mutex_unlock(&d.lock);
+			d.content_dirty = 1; /* exited leaders leave cgroup.procs */
+			unlock_checked(&d);
 			next_reap_ms = now.tv_sec * 1000 + now.tv_nsec / 1000000 + 100;
 		}
 		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_save_ms) {

@@ -14,6 +14,7 @@ run_matrix() {
 	setpriv --euid=64011 sleep 300 & E1=$!; pids+=($E1)
 	sleep 0.3
 	r user-open-root-procs "$($U $F open $M/o/cgroup.procs w)"
+	r user-write-root-procs "$($U $F write $M/o/cgroup.procs $U1)"
 	r user-move-own-into-delegated "$($U $F write $M/d/cgroup.procs $U1)"
 	r user-move-root-into-delegated "$($U $F write $M/d/cgroup.procs $R1)"
 	r user-move-euid-suid-match "$($U $F write $M/d/cgroup.procs $E1)"
@@ -64,10 +65,12 @@ run_matrix() {
 	r write-page "$($F write $M/d/tasks "$(printf '%4097s' 1)")"
 	r sane-root-write "$($F write $M/cgroup.sane_behavior 1)"
 	r sane-user-open "$($U $F open $M/cgroup.sane_behavior w)"
+	r sane-user-write "$($U $F write $M/cgroup.sane_behavior 1)"
 	r ls-root "$(ls $M | paste -sd' ')"
 	r ls-child "$(ls $M/d | paste -sd' ')"
 	r nlink "$(stat -c %h $M $M/d $M/d/tasks | paste -sd' ')"
-	r size "$(stat -c %s $M/d $M/d/tasks | paste -sd' ')"
+	# a file's size: "content" where it is its content's length
+	r size "$(stat -c %s $M/d) $(t=$(stat -c %s $M/d/tasks); [ "$t" = "$(wc -c < $M/d/tasks)" ] && echo content || echo $t)"
 	r root-mode "$(stat -c %a $M)"
 	# clean up what we made, leaving the mount as it was
 	for p in "${pids[@]}"; do echo $p > $M/cgroup.procs 2>/dev/null; { kill -9 $p; wait $p; } 2>/dev/null; done
