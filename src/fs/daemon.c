@@ -494,12 +494,18 @@ static int all_read(uint32_t mode)
 	return (mode & 0444) == 0444;
 }
 
-/* Under d->lock: host events change membership, so the files showing it. */
+/* Under d->lock: host events change membership, so the files showing it. The
+ * counters, not the return value: exits taskstats reported early are not counted
+ * there. */
 static int drain(struct daemon *d)
 {
-	int r = ucg_host_drain(d->host, d->e);
+	struct ucg_host_stats before, after;
+	int r;
 
-	if (r != 0)
+	ucg_host_get_stats(d->host, &before);
+	r = ucg_host_drain(d->host, d->e);
+	ucg_host_get_stats(d->host, &after);
+	if (r != 0 || memcmp(&before, &after, sizeof(before)))
 		d->content_dirty = 1;
 	return r;
 }
@@ -796,7 +802,7 @@ static void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 
 	pthread_mutex_lock(&m->d->lock);
 	ucg_fcache_del(&m->files, ino);
-	pthread_mutex_unlock(&m->d->lock);
+	unlock_checked(m->d);
 	fuse_reply_none(req);
 }
 
@@ -808,7 +814,7 @@ static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 	pthread_mutex_lock(&m->d->lock);
 	for (i = 0; i < count; i++)
 		ucg_fcache_del(&m->files, forgets[i].ino);
-	pthread_mutex_unlock(&m->d->lock);
+	unlock_checked(m->d);
 	fuse_reply_none(req);
 }
 
@@ -1071,7 +1077,7 @@ static void refused_child_op(fuse_req_t req, fuse_ino_t parent, const char *name
 	r = child_path(m, parent, name, &path);
 	if (r == 0)
 		r = op(m->d->e, m->h, path.data, cred);
-	pthread_mutex_unlock(&m->d->lock);
+	unlock_checked(m->d);
 	ucg_buf_fini(&path);
 	fuse_reply_err(req, r < 0 ? -r : fallback);
 }
@@ -1267,7 +1273,7 @@ static int dir_load(struct mnt *m, fuse_ino_t ino, const struct ucg_cred *cred, 
 	r = node_path(m, ino, &path);
 	if (r == 0)
 		r = ucg_fs_readdir(m->d->e, m->h, path.data, cred ? cred : &root, dir_fill, &dc);
-	pthread_mutex_unlock(&m->d->lock);
+	unlock_checked(m->d);
 	ucg_buf_fini(&path);
 	return r < 0 ? r : dc.err;
 }
@@ -1349,7 +1355,7 @@ static void ll_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	r = node_path(m, ino, &path);
 	if (r == 0)
 		r = ucg_fs_getattr(m->d->e, m->h, path.data, cred, &st);
-	pthread_mutex_unlock(&m->d->lock);
+	unlock_checked(m->d);
 	ucg_buf_fini(&path);
 	if (r < 0 || mask == F_OK) {
 		fuse_reply_err(req, -r);
@@ -2037,17 +2043,20 @@ int ucg_daemon_run(int ready_fd)
 		close(ready_fd);
 	}
 	while (!d.stop) {
-		struct pollfd pfd[4] = {
+		/* exits from taskstats too: a cached cgroup.procs must lose a reaped
+		 * child before its parent reads it (the connector tells only later) */
+		struct pollfd pfd[5] = {
 			{ d.listen_fd, POLLIN, 0 },
 			{ d.sig_fd, POLLIN, 0 },
 			{ d.wake_fd, POLLIN, 0 },
 			{ ucg_host_fd(d.host), POLLIN, 0 },
+			{ ucg_host_exit_fd(d.host), POLLIN, 0 },
 		};
-		int n = poll(pfd, 4, freezing ? 10 : 100);
+		int n = poll(pfd, 5, freezing ? 10 : 100);
 
 		if (n < 0 && errno != EINTR)
 			break;
-		if (pfd[3].revents) {
+		if (pfd[3].revents || pfd[4].revents) {
 			pthread_mutex_lock(&d.lock);
 			drain(&d);
 			unlock_checked(&d);

@@ -1224,6 +1224,11 @@ int ucg_host_fd(const struct ucg_host *h)
 	return h->fd;
 }
 
+int ucg_host_exit_fd(const struct ucg_host *h)
+{
+	return h->ts_fd;
+}
+
 void ucg_host_get_stats(const struct ucg_host *h, struct ucg_host_stats *ret)
 {
 	*ret = h->stats;

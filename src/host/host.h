@@ -30,6 +30,9 @@ const struct ucg_provider_ops *ucg_host_provider_ops(void);
 int ucg_host_populate(struct ucg_host *h, struct ucg_engine *e);
 /* The connector's fd, to poll for POLLIN. */
 int ucg_host_fd(const struct ucg_host *h);
+/* The taskstats socket (-1 if unavailable), to poll for POLLIN too: exits arrive there
+ * before the parent can reap, the connector's only after (drain on either). */
+int ucg_host_exit_fd(const struct ucg_host *h);
 /* Applies every queued event; resynchronises if events were lost; reaps zombies whose
  * /proc entry is gone. Returns the number of events applied or -errno. */
 int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e);
