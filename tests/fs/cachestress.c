@@ -234,6 +234,8 @@ static int values_test(const char *a, const char *b, long ops)
 	pid_t w, r[4];
 	int i;
 
+	if (write_value(b, values[0]) < 0) /* readers never see what was there before */
+		sh->opfail++;
 	w = spawn_writer(b, 1);
 	for (i = 0; i < 4; i++)
 		r[i] = spawn(value_reader, a, ops, i / 2);
