@@ -276,7 +276,9 @@ struct cpu_state {
 	struct went *wf;     /* water-filling scratch: entities ... */
 	struct wkey *wk;     /* ... and their order */
 	size_t cwf;
-	size_t nrun;         /* runnable tasks for sim_cpu_advance (0: none may run) */
+	struct sim_task **run; /* tasks with a rate, for sim_cpu_advance ... */
+	struct sim_cg **runcg; /* ... and each one's cpu cgroup (NULL: none) */
+	size_t nrun;
 	bool any_quota;      /* some cgroup has a CFS quota */
 	uint64_t q_cfg;      /* the config writes, group count and hierarchy quotas, */
 	size_t q_ncgs;       /* shares and throttling were last read in full at */
@@ -344,6 +346,8 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->reshare);
 	ucg_free(st->order);
 	ucg_free(st->cpu_load);
+	ucg_free(st->run);
+	ucg_free(st->runcg);
 	ucg_free(st->wf);
 	ucg_free(st->wk);
 	ucg_free(st->flip);
@@ -378,10 +382,10 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, siz
 		void **arr[] = { (void **)&st->tq, (void **)&st->tnext, (void **)&st->cnext,
 				 (void **)&st->want, (void **)&st->mask, (void **)&st->any,
 				 (void **)&st->moved, (void **)&st->rt, (void **)&st->moves,
-				 };
+				 (void **)&st->run, (void **)&st->runcg };
 		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(double),
 				sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
-				sizeof(int) };
+				sizeof(int), sizeof(*st->run), sizeof(*st->runcg) };
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
@@ -1151,51 +1155,45 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 	struct cpu_state *st = s->cpu_state;
 	sim_time dt = now - s->cpu_last;
 	int64_t used = 0;
-	unsigned c;
-	size_t h;
-	int k;
+	size_t i, h;
 
 	if (dt <= 0)
 		return;
 	s->cpu_last = now;
-	/* the runnable tasks CPU by CPU (the sums are of integers: any order gives
-	 * the same figures) */
-	for (c = 0; st && st->nrun && c < st->ncpu; c++) {
-		for (k = st->chead[c]; k >= 0; k = st->cnext[k]) {
-			struct sim_task *t = s->tasks[k];
-			struct sim_cg *cg;
-			int64_t ns;
+	for (i = 0; st && i < st->nrun; i++) {
+		struct sim_task *t = st->run[i];
+		struct sim_cg *cg;
+		int64_t ns;
 
-			if (!t->alive || t->rate <= 0)
-				continue;
-			ns = (int64_t)(t->rate * (double)dt + 0.5);
-			if (ns <= 0)
-				continue;
-			t->cpu_ns += ns;
-			used += ns;
-			/* cpuacct through the controller, on the task's CPU, all of it user
-			 * time: gathered here and charged by sim_cpu_flush (before a command
-			 * runs, a task exits, the placement changes, and at the end) */
-			if (!t->cpuacct_pend)
-				t->pend_cpu = t->cpu > 0 ? t->cpu : 0;
-			t->cpuacct_pend += ns;
-			if (!t->pend_listed) {
-				if (grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
-					flush_task(s, t); /* no room to wait: charge now */
-				} else {
-					st->pl[st->npl++] = t;
-					t->pend_listed = true;
-				}
+		if (!t->alive || t->rate <= 0)
+			continue;
+		ns = (int64_t)(t->rate * (double)dt + 0.5);
+		if (ns <= 0)
+			continue;
+		t->cpu_ns += ns;
+		used += ns;
+		/* cpuacct through the controller, on the task's CPU, all of it user time:
+		 * gathered here and charged by sim_cpu_flush (before a command runs, a
+		 * task exits, the placement changes, and at the end) */
+		if (!t->cpuacct_pend)
+			t->pend_cpu = t->cpu > 0 ? t->cpu : 0;
+		t->cpuacct_pend += ns;
+		if (!t->pend_listed) {
+			if (grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
+				flush_task(s, t); /* no room to wait: charge now */
+			} else {
+				st->pl[st->npl++] = t;
+				t->pend_listed = true;
 			}
-			for (h = 0; h < s->nhier; h++)
-				SIM_CG_UP(t->cg[h], cpu_ns, ns);
-			/* its cpu cgroup as the last recompute found it: every event that
-			 * can move a task recomputes before time runs on */
-			if (st->any_quota)
-				for (cg = st->rq[st->tq[k]].cg; cg; cg = cg->parent)
-					if (cg->quota_ns > 0)
-						cg->runtime_left -= ns;
 		}
+		for (h = 0; h < s->nhier; h++)
+			SIM_CG_UP(t->cg[h], cpu_ns, ns);
+		/* its cpu cgroup as the last recompute found it: every event that can
+		 * move a task recomputes before time runs on */
+		if (st->any_quota)
+			for (cg = st->runcg[i]; cg; cg = cg->parent)
+				if (cg->quota_ns > 0)
+					cg->runtime_left -= ns;
 	}
 	s->idle_ns += (int64_t)s->nr_cpus * dt - used;
 }
@@ -1447,7 +1445,15 @@ void sim_cpu_update(struct sim *s)
 	for (i = 0; i < st->nalloc; i++)
 		st->g_flags[st->alloc_list[i]] &= (unsigned char)~G_ALLOC;
 	st->nalloc = 0;
-	st->nrun = st->nrt;
+	/* the running tasks, in a dense list: sim_cpu_advance walks it at every event */
+	for (i = 0; i < st->nrt; i++) {
+		int k = st->rt[i];
+
+		if (s->tasks[k]->rate > 0) {
+			st->runcg[st->nrun] = st->rq[st->tq[k]].cg;
+			st->run[st->nrun++] = s->tasks[k];
+		}
+	}
 	if (sim_cpu_digesting)
 		digest(s);
 	if (hi) {
