@@ -447,7 +447,8 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, siz
 				for (i = 0; i < n; i++)
 					v[i] = -1;
 				for (i = 0; i < st->nrq; i++)
-					v[(size_t)st->rq[i].slot * ncpu + (size_t)st->rq[i].cpu] = (int)i;
+					if ((size_t)st->rq[i].cpu < ncpu) /* others: reset next */
+						v[(size_t)st->rq[i].slot * ncpu + (size_t)st->rq[i].cpu] = (int)i;
 			} else {
 				for (i = st->slot_nslots * ncpu; i < n; i++)
 					v[i] = -1;
@@ -531,7 +532,9 @@ static void state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi
 
 	if (st->slot)
 		for (i = 0; i < st->nrq; i++)
-			st->slot[(size_t)st->rq[i].slot * st->slot_ncpu + (size_t)st->rq[i].cpu] = -1;
+			if ((unsigned)st->rq[i].cpu < st->slot_ncpu) /* `cpus` may have cut */
+				st->slot[(size_t)st->rq[i].slot * st->slot_ncpu +
+					 (size_t)st->rq[i].cpu] = -1;
 	st->nrq = 0;
 	for (i = 0; i < st->nslots; i++) {
 		st->g_first[i] = -1;

@@ -5,10 +5,10 @@
  * the same bytes: the transcript and summary, every task's CPU time, every cgroup's
  * CPU time and cpu.stat figures, the idle time, and a digest of every rate, CPU and
  * CPU count after every recompute, bit for bit (a rate an ulp off would seldom show
- * in whole ns). The scenarios are the shipped ones
- * and randomized CPU scenarios (nested groups, shares, quotas and periods, cpusets,
- * affinity, the freezer, attaching, fork and exit, demand changes, rmdir), each
- * with cpu.stat and cpuacct.usage_percpu read along the way. */
+ * in whole ns). The scenarios are the shipped ones and randomized CPU scenarios
+ * (nested groups, shares, quotas and periods, cpusets, affinity, the freezer,
+ * attaching, fork and exit, demand changes, rmdir, the CPU count), each with
+ * cpu.stat and cpuacct.usage_percpu read along the way. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -221,7 +221,7 @@ static void random_event(struct gen *g, const char *at)
 	int t = any_task(g);
 	char list[32];
 
-	switch (rnd(14)) {
+	switch (rnd(15)) {
 	case 0:
 		if (t >= 0) {
 			if (rnd(4) == 0)
@@ -346,6 +346,13 @@ static void random_event(struct gen *g, const char *at)
 				ucg_buf_printf(&g->b, "%scat cpu%s/cpuacct.usage_percpu\n", at, p);
 				return;
 			}
+		}
+		break;
+	case 14:
+		if (rnd(4) == 0) {
+			/* the machine changes size: every runqueue is rebuilt */
+			ucg_buf_printf(&g->b, "%scpus %u\n", at, 1 + rnd(g->ncpu + 2));
+			return;
 		}
 		break;
 	}
