@@ -98,6 +98,7 @@ int sim_mem_init(struct sim *s)
 	s->flush_max_inflight = 16;
 	s->flush_ev.fire = flush_fire;
 	s->lru_head = s->lru_tail = SIM_NO_FRAME;
+	s->act_head = s->act_tail = SIM_NO_FRAME;
 	s->free_head = SIM_NO_FRAME;
 	s->rec_size = sim_charging_record_size(s->cfg.charging);
 	r = sim_task_new(s, "flush", 0, NULL, true, &fl);
@@ -118,6 +119,7 @@ void sim_mem_fini(struct sim *s)
 	}
 	ucg_free(s->files);
 	ucg_free(s->frames);
+	ucg_free(s->frame_act);
 	ucg_free(s->records);
 	ucg_free(s->dirty_fifo);
 }
@@ -138,6 +140,111 @@ static void cg_mem_add(struct sim_cg *cg, int64_t pages)
 	}
 }
 
+/* Whether memcg reclaim's LRU walk would act on a page with these flags: evict it
+ * (clean) or count it scanned (dirty or under writeback, not yet met). sim_cg's
+ * reclaim_tree counts such pages under each cgroup, so the walk can stop once it has
+ * met them all; and once a memcg reclaim has had page cache to walk, they are also on
+ * the "act" list, in LRU order, which the walk follows instead of the whole LRU (a
+ * page off it, met by the walk, would change nothing). Before that the list is not
+ * kept (workloads without memcg reclaim of page cache pay nothing for it). */
+static inline bool reclaim_counted(uint32_t fl)
+{
+	return !(fl & SIM_PG_SCANNED) || !(fl & (SIM_PG_DIRTY | SIM_PG_WRITEBACK));
+}
+
+static void act_unlink(struct sim *s, uint32_t f)
+{
+	struct sim_frame_act *a = &s->frame_act[f];
+
+	if (!(s->frames[f].flags & SIM_PG_ACT))
+		return;
+	if (a->prev != SIM_NO_FRAME)
+		s->frame_act[a->prev].next = a->next;
+	else
+		s->act_head = a->next;
+	if (a->next != SIM_NO_FRAME)
+		s->frame_act[a->next].prev = a->prev;
+	else
+		s->act_tail = a->prev;
+	s->frames[f].flags &= ~SIM_PG_ACT;
+}
+
+/* Puts f on the act list before the first page that joined the LRU after it. A page
+ * that joins the LRU goes straight to the tail; one found here is one whose
+ * writeback ended, an old page, near the head. */
+static void act_insert(struct sim *s, uint32_t f)
+{
+	struct sim_frame_act *a = &s->frame_act[f];
+	uint32_t at = s->act_head;
+
+	while (at != SIM_NO_FRAME && s->frame_act[at].lru_seq < a->lru_seq)
+		at = s->frame_act[at].next;
+	a->next = at;
+	a->prev = at != SIM_NO_FRAME ? s->frame_act[at].prev : s->act_tail;
+	if (a->prev != SIM_NO_FRAME)
+		s->frame_act[a->prev].next = f;
+	else
+		s->act_head = f;
+	if (at != SIM_NO_FRAME)
+		s->frame_act[at].prev = f;
+	else
+		s->act_tail = f;
+	s->frames[f].flags |= SIM_PG_ACT;
+}
+
+static void act_append(struct sim *s, uint32_t f)
+{
+	struct sim_frame_act *a = &s->frame_act[f];
+
+	a->lru_seq = ++s->lru_seq;
+	a->next = SIM_NO_FRAME;
+	a->prev = s->act_tail;
+	if (s->act_tail != SIM_NO_FRAME)
+		s->frame_act[s->act_tail].next = f;
+	else
+		s->act_head = f;
+	s->act_tail = f;
+	s->frames[f].flags |= SIM_PG_ACT;
+}
+
+/* Sets a cached page's flags, keeping reclaim_tree and the act list */
+static inline void frame_flags(struct sim *s, uint32_t f, uint32_t fl)
+{
+	struct sim_frame *fr = &s->frames[f];
+	bool was = reclaim_counted(fr->flags), now = reclaim_counted(fl);
+
+	fr->flags = (fl & ~SIM_PG_ACT) | (fr->flags & SIM_PG_ACT);
+	if (was == now)
+		return;
+	if (fr->memcg)
+		SIM_CG_UP(fr->memcg, reclaim_tree, now ? 1 : -1);
+	if (!s->act_on)
+		return;
+	if (now)
+		act_insert(s, f);
+	else
+		act_unlink(s, f);
+}
+
+/* Starts keeping the act list: every LRU page the walk would act on, in LRU order
+ * (each LRU page numbered in that order). false when out of memory. */
+static bool act_start(struct sim *s)
+{
+	uint32_t f;
+
+	s->frame_act = ucg_malloc((size_t)s->nframes * sizeof(*s->frame_act));
+	if (!s->frame_act)
+		return false;
+	for (f = s->lru_head; f != SIM_NO_FRAME; f = s->frames[f].lru_next) {
+		if (reclaim_counted(s->frames[f].flags))
+			act_append(s, f);
+		else
+			s->frame_act[f].lru_seq = ++s->lru_seq;
+	}
+	s->act_on = true;
+	return true;
+}
+
 static void lru_unlink(struct sim *s, uint32_t f)
 {
 	struct sim_frame *fr = &s->frames[f];
@@ -151,23 +258,7 @@ static void lru_unlink(struct sim *s, uint32_t f)
 	else
 		s->lru_tail = fr->lru_prev;
 	fr->lru_prev = fr->lru_next = SIM_NO_FRAME;
-}
-
-/* Whether memcg reclaim's LRU walk would act on a page with these flags: evict it
- * (clean) or count it scanned (dirty or under writeback, not yet met). sim_cg's
- * reclaim_tree counts such pages under each cgroup, so the walk can stop once it
- * has met them all. */
-static inline bool reclaim_counted(uint32_t fl)
-{
-	return !(fl & SIM_PG_SCANNED) || !(fl & (SIM_PG_DIRTY | SIM_PG_WRITEBACK));
-}
-
-/* Sets a cached page's flags, keeping reclaim_tree */
-static inline void frame_flags(struct sim_frame *fr, uint32_t fl)
-{
-	if (fr->memcg && reclaim_counted(fr->flags) != reclaim_counted(fl))
-		SIM_CG_UP(fr->memcg, reclaim_tree, reclaim_counted(fl) ? 1 : -1);
-	fr->flags = fl;
+	act_unlink(s, f);
 }
 
 static void lru_add_tail(struct sim *s, uint32_t f)
@@ -181,6 +272,12 @@ static void lru_add_tail(struct sim *s, uint32_t f)
 	else
 		s->lru_head = f;
 	s->lru_tail = f;
+	if (!s->act_on)
+		return;
+	if (reclaim_counted(fr->flags))
+		act_append(s, f); /* the newest page of the LRU: the act list's tail */
+	else
+		s->frame_act[f].lru_seq = ++s->lru_seq;
 }
 
 /* Drops a clean page-cache page: out of its file, off the LRU, refunded. */
@@ -382,21 +479,23 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 	/* the walk stops once it has met every page under top it would act on: the
 	 * rest it would pass over */
 	left = top->reclaim_tree;
-	for (f = s->lru_head; f != SIM_NO_FRAME && done < want && left > 0; f = next) {
+	if (left > 0 && !s->act_on)
+		act_start(s); /* without room for it, the walk follows the LRU */
+	for (f = s->act_on ? s->act_head : s->lru_head; f != SIM_NO_FRAME && done < want &&
+	     left > 0; f = next) {
 		struct sim_frame *fr = &s->frames[f];
 
-		next = fr->lru_next;
-		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top))
+		next = s->act_on ? s->frame_act[f].next : fr->lru_next;
+		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top) || !reclaim_counted(fr->flags))
 			continue;
-		if (reclaim_counted(fr->flags))
-			left--;
+		left--;
 		if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)) {
 			/* scanned, not freed; once: the kernel activates a dirty page
 			 * met by memcg reclaim (PG_reclaim), so it is not met again
 			 * round after round while it stays at the LRU head here */
 			if (!(fr->flags & SIM_PG_SCANNED))
 				scanned++;
-			frame_flags(fr, fr->flags | SIM_PG_SCANNED);
+			frame_flags(s, f, fr->flags | SIM_PG_SCANNED);
 			continue;
 		}
 		evict(s, f, true);
@@ -788,6 +887,7 @@ static int frames_reserve(struct sim *s, uint64_t more)
 {
 	uint64_t want = s->cache_used + more, n;
 	struct sim_frame *nf;
+	struct sim_frame_act *na;
 	unsigned char *nr;
 	uint32_t i;
 
@@ -804,6 +904,12 @@ static int frames_reserve(struct sim *s, uint64_t more)
 	if (!nf)
 		return -ENOMEM;
 	s->frames = nf;
+	if (s->act_on) {
+		na = ucg_realloc(s->frame_act, n * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		s->frame_act = na;
+	}
 	nr = ucg_realloc(s->records, n * s->rec_size);
 	if (!nr)
 		return -ENOMEM;
@@ -950,7 +1056,7 @@ int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint6
 		p->origin = origin ? origin->id : -1;
 		p->dirtier_tid = t->tid;
 		if (!(p->flags & SIM_PG_DIRTY)) {
-			frame_flags(p, p->flags | SIM_PG_DIRTY);
+			frame_flags(s, fr, p->flags | SIM_PG_DIRTY);
 			p->dirtied = s->now;
 			p->dirty_seq = s->next_dirty_seq++;
 			s->dirty++;
@@ -1072,7 +1178,7 @@ static bool writeback_one(struct sim *s, uint32_t fr)
 		if (n && sim_charging_resolve(s, s->records + (size_t)g * s->rec_size, f, writer,
 					      &orph2) != charged)
 			break;
-		frame_flags(q, (q->flags & ~SIM_PG_DIRTY) | SIM_PG_WRITEBACK);
+		frame_flags(s, g, (q->flags & ~SIM_PG_DIRTY) | SIM_PG_WRITEBACK);
 		s->dirty--;
 		s->writeback++;
 		s->attr.wb_bytes += SIM_PAGE;
@@ -1144,7 +1250,7 @@ void sim_writeback_done(struct sim *s, struct sim_req *r)
 
 		if (fr == SIM_NO_FRAME)
 			continue;
-		frame_flags(&s->frames[fr], s->frames[fr].flags & ~(SIM_PG_WRITEBACK | SIM_PG_SCANNED));
+		frame_flags(s, fr, s->frames[fr].flags & ~(SIM_PG_WRITEBACK | SIM_PG_SCANNED));
 		s->writeback--;
 	}
 	s->flush_inflight--;

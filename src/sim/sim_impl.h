@@ -228,11 +228,20 @@ struct sim_frame {
 	uint32_t dirty_seq;           /* matches its entry in the dirty FIFO */
 };
 
+/* Beside each frame, while sim.act_on: its place on the list of LRU pages memcg
+ * reclaim would act on (mem.c), kept apart so that workloads without that list do
+ * not carry it through their caches. */
+struct sim_frame_act {
+	uint64_t lru_seq;             /* when it last joined the LRU's tail (LRU order) */
+	uint32_t prev, next;
+};
+
 #define SIM_PG_USED 0x1u
 #define SIM_PG_DIRTY 0x2u
 #define SIM_PG_WRITEBACK 0x4u
 #define SIM_PG_SCANNED 0x8u /* dirty or under writeback, already counted by memcg reclaim
 				 * (the kernel activates such pages: not rescanned soon) */
+#define SIM_PG_ACT 0x10u    /* on the list of pages memcg reclaim would act on (mem.c) */
 
 /* A scenario command. */
 struct sim_cmd {
@@ -304,8 +313,12 @@ struct sim {
 	uint64_t mem_pages;      /* machine RAM in pages */
 	uint64_t anon_used, cache_used, dirty, writeback;
 	struct sim_frame *frames;
+	struct sim_frame_act *frame_act; /* as many */
 	uint32_t nframes, free_head;
 	uint32_t lru_head, lru_tail;
+	uint32_t act_head, act_tail; /* LRU pages memcg reclaim would act on (mem.c), */
+	bool act_on;             /* kept from the first memcg reclaim of a page-cache user */
+	uint64_t lru_seq;
 	unsigned dirty_ratio, dirty_bg_ratio;
 	sim_time dirty_expire, wb_interval;
 	struct sim_task *flusher;
