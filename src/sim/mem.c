@@ -98,7 +98,7 @@ int sim_mem_init(struct sim *s)
 	s->flush_max_inflight = 16;
 	s->flush_ev.fire = flush_fire;
 	s->lru_head = s->lru_tail = SIM_NO_FRAME;
-	s->act_head = s->act_tail = SIM_NO_FRAME;
+	s->act_head = s->act_tail = s->act_hint = SIM_NO_FRAME;
 	s->free_head = SIM_NO_FRAME;
 	s->rec_size = sim_charging_record_size(s->cfg.charging);
 	r = sim_task_new(s, "flush", 0, NULL, true, &fl);
@@ -166,16 +166,22 @@ static void act_unlink(struct sim *s, uint32_t f)
 		s->frame_act[a->next].prev = a->prev;
 	else
 		s->act_tail = a->prev;
+	if (s->act_hint == f)
+		s->act_hint = a->prev;
 	s->frames[f].flags &= ~SIM_PG_ACT;
 }
 
 /* Puts f on the act list before the first page that joined the LRU after it. A page
  * that joins the LRU goes straight to the tail; one found here is one whose
- * writeback ended, an old page, near the head. */
+ * writeback ended. Writeback ends roughly in LRU order, so the search starts from
+ * the page put back last when that one is older. */
 static void act_insert(struct sim *s, uint32_t f)
 {
 	struct sim_frame_act *a = &s->frame_act[f];
 	uint32_t at = s->act_head;
+
+	if (s->act_hint != SIM_NO_FRAME && s->frame_act[s->act_hint].lru_seq < a->lru_seq)
+		at = s->act_hint;
 
 	while (at != SIM_NO_FRAME && s->frame_act[at].lru_seq < a->lru_seq)
 		at = s->frame_act[at].next;
@@ -190,6 +196,7 @@ static void act_insert(struct sim *s, uint32_t f)
 	else
 		s->act_tail = f;
 	s->frames[f].flags |= SIM_PG_ACT;
+	s->act_hint = f;
 }
 
 static void act_append(struct sim *s, uint32_t f)

@@ -317,6 +317,7 @@ struct sim {
 	uint32_t nframes, free_head;
 	uint32_t lru_head, lru_tail;
 	uint32_t act_head, act_tail; /* LRU pages memcg reclaim would act on (mem.c), */
+	uint32_t act_hint;       /* the page last put back on that list, NO_FRAME */
 	bool act_on;             /* kept from the first memcg reclaim of a page-cache user */
 	uint64_t lru_seq;
 	unsigned dirty_ratio, dirty_bg_ratio;
