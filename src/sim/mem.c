@@ -1011,14 +1011,14 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 		lru_add_tail(s, fr);
 		f->frames[i] = fr;
 		s->cache_used++;
-		if (cg) {
-			struct sim_cg *c;
+	}
+	if (cg) {
+		struct sim_cg *c;
 
-			cg->cache_local++;
-			for (c = cg; c; c = c->parent) {
-				c->cache_tree++;
-				c->reclaim_tree++; /* a clean page */
-			}
+		cg->cache_local += (int64_t)missing;
+		for (c = cg; c; c = c->parent) {
+			c->cache_tree += (int64_t)missing;
+			c->reclaim_tree += (int64_t)missing; /* clean pages */
 		}
 	}
 	cg_mem_add(cg, (int64_t)missing);
