@@ -125,6 +125,29 @@ static void test_shipped_scenarios(void)
 	}
 }
 
+/* bench_sim_events' cpu_quota, shortened: 64 quota groups of 4 busy tasks on 16
+ * CPUs, every event a throttle or a refill, the balancer busy */
+static void test_many_quota_groups(void)
+{
+	struct ucg_buf b;
+	int g, k;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet");
+	ucg_buf_init(&b);
+	ucg_buf_puts(&b, "cpus 16\nmount -o cpu,cpuacct cpu\n");
+	for (g = 0; g < 64; g++) {
+		ucg_buf_printf(&b, "mkdir cpu/g%d\necho 5000 > cpu/g%d/cpu.cfs_period_us\n"
+				   "echo %d > cpu/g%d/cpu.cfs_quota_us\n", g, g, 1000 + 10 * g, g);
+		for (k = 0; k < 4; k++)
+			ucg_buf_printf(&b, "spawn t%d_%d\necho $t%d_%d > cpu/g%d/cgroup.procs\n"
+					   "busy t%d_%d\n", g, k, g, k, g, g, k);
+	}
+	ucg_buf_puts(&b, "at 100ms cat cpu/g7/cpu.stat\nrun 200ms\n");
+	T_EQ_INT(same_both_ways("many quota groups", b.data, b.len), 0);
+	ucg_buf_fini(&b);
+}
+
 /* ---- randomized scenarios ------------------------------------------------------- */
 
 static uint64_t rng;
@@ -475,6 +498,7 @@ static void test_random_scenarios(void)
 int main(void)
 {
 	T_RUN(test_shipped_scenarios);
+	T_RUN(test_many_quota_groups);
 	T_RUN(test_random_scenarios);
 	return t_done();
 }
