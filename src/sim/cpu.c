@@ -209,6 +209,16 @@ struct rq {
 	double a;            /* CPUs its entity got in the last share of this CPU, else 0 */
 };
 
+/* The tasks one CPU's last share gave a rate, each with its cpu cgroup (NULL: none).
+ * Every task with a rate is in its CPU's list: a task that leaves a CPU loses its
+ * rate, and a share starts by taking the rates of the tasks in the list. */
+struct cpu_run {
+	struct sim_task **t;
+	struct sim_cg **cg;
+	int *k;
+	size_t n, cap;
+};
+
 struct went {
 	double w, d, a;
 	int rq;              /* child group's rq, or -1 for a task */
@@ -273,12 +283,12 @@ struct cpu_state {
 	struct sim_hier *hi; /* the cpu hierarchy it was built for */
 	bool valid;          /* else reset before use */
 	bool full_alloc;     /* sum every group's alloc (after a reset) */
+	bool run_err;        /* a cpu_run could not grow */
 	struct went *wf;     /* water-filling scratch: entities ... */
 	struct wkey *wk;     /* ... and their order */
 	size_t cwf;
-	struct sim_task **run; /* tasks with a rate, for sim_cpu_advance ... */
-	struct sim_cg **runcg; /* ... and each one's cpu cgroup (NULL: none) */
-	size_t nrun;
+	struct cpu_run *runs; /* per CPU: its tasks with a rate, for sim_cpu_advance */
+	size_t nrun;         /* how many in all */
 	bool any_quota;      /* some cgroup has a CFS quota */
 	uint64_t q_cfg;      /* the config writes, group count and hierarchy quotas, */
 	size_t q_ncgs;       /* shares and throttling were last read in full at */
@@ -321,6 +331,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 void sim_cpu_fini(struct sim *s)
 {
 	struct cpu_state *st = s->cpu_state;
+	size_t i;
 
 	if (!st)
 		return;
@@ -346,8 +357,12 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->reshare);
 	ucg_free(st->order);
 	ucg_free(st->cpu_load);
-	ucg_free(st->run);
-	ucg_free(st->runcg);
+	for (i = 0; st->runs && i < st->ccpu; i++) {
+		ucg_free(st->runs[i].t);
+		ucg_free(st->runs[i].cg);
+		ucg_free(st->runs[i].k);
+	}
+	ucg_free(st->runs);
 	ucg_free(st->wf);
 	ucg_free(st->wk);
 	ucg_free(st->flip);
@@ -381,11 +396,10 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, siz
 		size_t n = ntasks + ntasks / 2 + 16;
 		void **arr[] = { (void **)&st->tq, (void **)&st->tnext, (void **)&st->cnext,
 				 (void **)&st->want, (void **)&st->mask, (void **)&st->any,
-				 (void **)&st->moved, (void **)&st->rt, (void **)&st->moves,
-				 (void **)&st->run, (void **)&st->runcg };
+				 (void **)&st->moved, (void **)&st->rt, (void **)&st->moves };
 		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(double),
 				sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
-				sizeof(int), sizeof(*st->run), sizeof(*st->runcg) };
+				sizeof(int) };
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
@@ -422,8 +436,15 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, siz
 		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(bool),
 				sizeof(int), sizeof(double) };
 
+		struct cpu_run *runs;
+
 		if (resize_all(arr, sz, 6, ncpu) < 0)
 			return -ENOMEM;
+		runs = ucg_realloc(st->runs, ncpu * sizeof(*runs));
+		if (!runs)
+			return -ENOMEM;
+		memset(runs + st->ccpu, 0, (ncpu - st->ccpu) * sizeof(*runs));
+		st->runs = runs;
 		st->ccpu = ncpu;
 	}
 	/* a dense (slot, CPU) index while it stays small (4M entries); else rq_get
@@ -546,6 +567,11 @@ static void state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi
 	for (i = 0; i < st->ntk; i++)
 		st->tq[i] = -1;
 	for (i = 0; i < st->ccpu; i++) {
+		size_t j;
+
+		for (j = 0; j < st->runs[i].n; j++)
+			st->runs[i].t[j]->rate = 0;
+		st->runs[i].n = 0;
 		st->cpu_root[i] = st->chead[i] = st->reached[i] = -1;
 		st->reshare[i] = false;
 	}
@@ -589,7 +615,7 @@ static void rq_link(struct cpu_state *st, int q, int p)
 }
 
 /* Takes task k off its rq and its CPU. */
-static void task_dequeue(struct cpu_state *st, int k)
+static void task_dequeue(struct sim *s, struct cpu_state *st, int k)
 {
 	int q = st->tq[k], *pp;
 
@@ -600,6 +626,7 @@ static void task_dequeue(struct cpu_state *st, int k)
 		;
 	*pp = st->cnext[k];
 	st->tq[k] = -1;
+	s->tasks[k]->rate = 0; /* a rate is its CPU's to give */
 	mark_dirty(st, q);
 }
 
@@ -913,7 +940,7 @@ static int task_place(struct sim *s, struct cpu_state *st, int k, struct sim_cg 
 	if (q >= 0 && st->rq[q].cpu == cpu && st->rq[q].slot == task_slot(cg))
 		return 0;
 	if (q >= 0)
-		task_dequeue(st, k);
+		task_dequeue(s, st, k);
 	if (grow((void **)&st->changed, &st->cchanged, st->nchanged + 1, sizeof(int)) < 0)
 		return -ENOMEM;
 	st->changed[st->nchanged++] = k;
@@ -1008,6 +1035,35 @@ static void waterfill(double cap, struct went *v, struct wkey *k, size_t n)
 	}
 }
 
+/* Lists task k (t) with a rate on cpu; a task left out for want of memory is charged
+ * no time (the run fails: st->run_err). */
+static void run_add(struct cpu_state *st, int cpu, int k, struct sim_task *t, struct sim_cg *cg)
+{
+	struct cpu_run *r = &st->runs[cpu];
+
+	if (r->n == r->cap) {
+		size_t n = r->cap ? r->cap * 2 : 16;
+		void *v;
+
+		v = ucg_realloc(r->t, n * sizeof(*r->t));
+		if (v)
+			r->t = v;
+		v = v ? ucg_realloc(r->cg, n * sizeof(*r->cg)) : NULL;
+		if (v)
+			r->cg = v;
+		v = v ? ucg_realloc(r->k, n * sizeof(*r->k)) : NULL;
+		if (!v) {
+			st->run_err = true;
+			return;
+		}
+		r->k = v;
+		r->cap = n;
+	}
+	r->t[r->n] = t;
+	r->cg[r->n] = cg;
+	r->k[r->n++] = k;
+}
+
 /* Shares cap CPUs of one runqueue among its entities (wf[top..) is free scratch);
  * each group entity's grant is noted in its rq, which joins its CPU's reached list. */
 static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, size_t top)
@@ -1050,6 +1106,9 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 	for (i = 0; i < n; i++) {
 		if (v[i].rq < 0) {
 			s->tasks[v[i].task]->rate = v[i].a;
+			if (v[i].a > 0)
+				run_add(st, st->rq[q].cpu, v[i].task, s->tasks[v[i].task],
+					st->rq[q].cg);
 		} else {
 			struct rq *r = &st->rq[v[i].rq];
 
@@ -1066,10 +1125,16 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
  * the root's capacity of 1 is water-filled down its tree. */
 static void share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 {
-	int k, q;
+	struct cpu_run *r = &st->runs[c];
+	size_t i;
+	int q;
 
-	for (k = st->chead[c]; k >= 0; k = st->cnext[k])
-		s->tasks[k]->rate = 0;
+	/* the tasks it gave a rate and still holds (one that left lost its rate then,
+	 * and may have its new CPU's already) */
+	for (i = 0; i < r->n; i++)
+		if (st->tq[r->k[i]] >= 0 && st->rq[st->tq[r->k[i]]].cpu == (int)c)
+			r->t[i]->rate = 0;
+	r->n = 0;
 	for (q = st->reached[c]; q >= 0; q = st->rq[q].next_reached) {
 		st->rq[q].a = 0;
 		mark_alloc(st, st->rq[q].slot);
@@ -1158,45 +1223,51 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 	struct cpu_state *st = s->cpu_state;
 	sim_time dt = now - s->cpu_last;
 	int64_t used = 0;
-	size_t i, h;
+	size_t c, i, h;
 
 	if (dt <= 0)
 		return;
 	s->cpu_last = now;
-	for (i = 0; st && i < st->nrun; i++) {
-		struct sim_task *t = st->run[i];
-		struct sim_cg *cg;
-		int64_t ns;
+	/* the tasks with a rate, CPU by CPU (the sums are of integers: any order gives
+	 * the same figures) */
+	for (c = 0; st && st->nrun && c < st->ncpu; c++) {
+		struct cpu_run *r = &st->runs[c];
 
-		if (!t->alive || t->rate <= 0)
-			continue;
-		ns = (int64_t)(t->rate * (double)dt + 0.5);
-		if (ns <= 0)
-			continue;
-		t->cpu_ns += ns;
-		used += ns;
-		/* cpuacct through the controller, on the task's CPU, all of it user time:
-		 * gathered here and charged by sim_cpu_flush (before a command runs, a
-		 * task exits, the placement changes, and at the end) */
-		if (!t->cpuacct_pend)
-			t->pend_cpu = t->cpu > 0 ? t->cpu : 0;
-		t->cpuacct_pend += ns;
-		if (!t->pend_listed) {
-			if (grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
-				flush_task(s, t); /* no room to wait: charge now */
-			} else {
-				st->pl[st->npl++] = t;
-				t->pend_listed = true;
+		for (i = 0; i < r->n; i++) {
+			struct sim_task *t = r->t[i];
+			struct sim_cg *cg;
+			int64_t ns;
+
+			if (!t->alive || t->rate <= 0)
+				continue;
+			ns = (int64_t)(t->rate * (double)dt + 0.5);
+			if (ns <= 0)
+				continue;
+			t->cpu_ns += ns;
+			used += ns;
+			/* cpuacct through the controller, on the task's CPU, all of it user
+			 * time: gathered here and charged by sim_cpu_flush (before a command
+			 * runs, a task exits, the placement changes, and at the end) */
+			if (!t->cpuacct_pend)
+				t->pend_cpu = t->cpu > 0 ? t->cpu : 0;
+			t->cpuacct_pend += ns;
+			if (!t->pend_listed) {
+				if (grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
+					flush_task(s, t); /* no room to wait: charge now */
+				} else {
+					st->pl[st->npl++] = t;
+					t->pend_listed = true;
+				}
 			}
+			for (h = 0; h < s->nhier; h++)
+				SIM_CG_UP(t->cg[h], cpu_ns, ns);
+			/* its cpu cgroup as the last recompute found it: every event that
+			 * can move a task recomputes before time runs on */
+			if (st->any_quota)
+				for (cg = r->cg[i]; cg; cg = cg->parent)
+					if (cg->quota_ns > 0)
+						cg->runtime_left -= ns;
 		}
-		for (h = 0; h < s->nhier; h++)
-			SIM_CG_UP(t->cg[h], cpu_ns, ns);
-		/* its cpu cgroup as the last recompute found it: every event that can
-		 * move a task recomputes before time runs on */
-		if (st->any_quota)
-			for (cg = st->runcg[i]; cg; cg = cg->parent)
-				if (cg->quota_ns > 0)
-					cg->runtime_left -= ns;
 	}
 	s->idle_ns += (int64_t)s->nr_cpus * dt - used;
 }
@@ -1284,7 +1355,7 @@ static int gather(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 			t->cpu = -1;
 			t->rate = 0;
 			if (st->tq[k] >= 0)
-				task_dequeue(st, k);
+				task_dequeue(s, st, k);
 			continue;
 		}
 		st->rt[st->nrt++] = k;
@@ -1448,14 +1519,12 @@ void sim_cpu_update(struct sim *s)
 	for (i = 0; i < st->nalloc; i++)
 		st->g_flags[st->alloc_list[i]] &= (unsigned char)~G_ALLOC;
 	st->nalloc = 0;
-	/* the running tasks, in a dense list: sim_cpu_advance walks it at every event */
-	for (i = 0; i < st->nrt; i++) {
-		int k = st->rt[i];
-
-		if (s->tasks[k]->rate > 0) {
-			st->runcg[st->nrun] = st->rq[st->tq[k]].cg;
-			st->run[st->nrun++] = s->tasks[k];
-		}
+	for (i = 0; i < s->nr_cpus; i++)
+		st->nrun += st->runs[i].n;
+	if (st->run_err) {
+		st->run_err = false;
+		r = -ENOMEM;
+		goto out;
 	}
 	if (sim_cpu_digesting)
 		digest(s);
