@@ -1307,8 +1307,13 @@ static sim_time next_change(struct sim *s, struct sim_cg *cg, sim_time best)
 			best = pend;
 		if (!cg->throttled && cg->rate > 0) {
 			double left = (double)(cg->runtime_left > 0 ? cg->runtime_left : 0);
-			sim_time d = (sim_time)(left / cg->rate), t;
+			sim_time d, t, room = best - s->now;
 
+			/* no earlier than best: skipped without the division (the margin
+			 * covers every rounding, so the quotient below would say so too) */
+			if (room <= 0 || left >= (double)room * cg->rate * (1 + 1e-9))
+				goto children;
+			d = (sim_time)(left / cg->rate);
 			if ((double)d * cg->rate < left)
 				d++; /* round up: the quota is used up at, not before, t */
 			t = s->now + d;
@@ -1317,6 +1322,7 @@ static sim_time next_change(struct sim *s, struct sim_cg *cg, sim_time best)
 				best = t;
 		}
 	}
+children:
 	for (i = 0; i < cg->nchildren; i++)
 		best = next_change(s, cg->children[i], best);
 	return best;

@@ -152,12 +152,10 @@ static inline bool reclaim_counted(uint32_t fl)
 	return !(fl & SIM_PG_SCANNED) || !(fl & (SIM_PG_DIRTY | SIM_PG_WRITEBACK));
 }
 
-static void act_unlink(struct sim *s, uint32_t f)
+static void act_unlink_on(struct sim *s, uint32_t f)
 {
 	struct sim_frame_act *a = &s->frame_act[f];
 
-	if (!(s->frames[f].flags & SIM_PG_ACT))
-		return;
 	if (a->prev != SIM_NO_FRAME)
 		s->frame_act[a->prev].next = a->next;
 	else
@@ -169,6 +167,12 @@ static void act_unlink(struct sim *s, uint32_t f)
 	if (s->act_hint == f)
 		s->act_hint = a->prev;
 	s->frames[f].flags &= ~SIM_PG_ACT;
+}
+
+static inline void act_unlink(struct sim *s, uint32_t f)
+{
+	if (s->frames[f].flags & SIM_PG_ACT)
+		act_unlink_on(s, f);
 }
 
 /* Puts f on the act list before the first page that joined the LRU after it. A page
@@ -218,9 +222,14 @@ static void act_append(struct sim *s, uint32_t f)
 static inline void frame_flags(struct sim *s, uint32_t f, uint32_t fl)
 {
 	struct sim_frame *fr = &s->frames[f];
-	bool was = reclaim_counted(fr->flags), now = reclaim_counted(fl);
+	uint32_t old = fr->flags;
+	bool was, now;
 
-	fr->flags = (fl & ~SIM_PG_ACT) | (fr->flags & SIM_PG_ACT);
+	fr->flags = (fl & ~SIM_PG_ACT) | (old & SIM_PG_ACT);
+	if (!((old | fl) & SIM_PG_SCANNED))
+		return; /* never met by memcg reclaim: acted on before and after */
+	was = reclaim_counted(old);
+	now = reclaim_counted(fl);
 	if (was == now)
 		return;
 	if (fr->memcg)
@@ -231,6 +240,15 @@ static inline void frame_flags(struct sim *s, uint32_t f, uint32_t fl)
 		act_insert(s, f);
 	else
 		act_unlink(s, f);
+}
+
+/* The act list's side of f joining the LRU's tail */
+static void act_add_tail(struct sim *s, uint32_t f)
+{
+	if (reclaim_counted(s->frames[f].flags))
+		act_append(s, f); /* the newest page of the LRU: the act list's tail */
+	else
+		s->frame_act[f].lru_seq = ++s->lru_seq;
 }
 
 /* Starts keeping the act list: every LRU page the walk would act on, in LRU order
@@ -252,7 +270,7 @@ static bool act_start(struct sim *s)
 	return true;
 }
 
-static void lru_unlink(struct sim *s, uint32_t f)
+static inline void lru_unlink(struct sim *s, uint32_t f)
 {
 	struct sim_frame *fr = &s->frames[f];
 
@@ -268,7 +286,7 @@ static void lru_unlink(struct sim *s, uint32_t f)
 	act_unlink(s, f);
 }
 
-static void lru_add_tail(struct sim *s, uint32_t f)
+static inline void lru_add_tail(struct sim *s, uint32_t f)
 {
 	struct sim_frame *fr = &s->frames[f];
 
@@ -279,12 +297,8 @@ static void lru_add_tail(struct sim *s, uint32_t f)
 	else
 		s->lru_head = f;
 	s->lru_tail = f;
-	if (!s->act_on)
-		return;
-	if (reclaim_counted(fr->flags))
-		act_append(s, f); /* the newest page of the LRU: the act list's tail */
-	else
-		s->frame_act[f].lru_seq = ++s->lru_seq;
+	if (s->act_on)
+		act_add_tail(s, f);
 }
 
 /* Drops a clean page-cache page: out of its file, off the LRU, refunded. */
@@ -298,23 +312,23 @@ static void evict(struct sim *s, uint32_t f, bool engine_too)
 	if (sim_charging_refund_cg(s, rec, fr) != fr->memcg)
 		s->attr.refund_misdirected++;
 	if (fr->memcg) {
+		struct sim_cg *c;
+		int64_t counted = reclaim_counted(fr->flags);
+
 		if (engine_too && mh)
 			ucg_memory_uncharge_path(s->e, mh->h, fr->memcg->path, UCG_MEM_FILE, 1);
-		cg_mem_add(fr->memcg, -1);
+		/* cg_mem_add(-1) (a fall never makes a peak) and the page's counts, in one
+		 * walk */
+		for (c = fr->memcg; c; c = c->parent) {
+			c->mem_pages--;
+			c->cache_tree--;
+			c->reclaim_tree -= counted;
+		}
 		fr->memcg->cache_local--;
 	}
 	sim_charging_clear(s, rec);
 	s->files[fr->file]->frames[fr->index] = SIM_NO_FRAME;
 	lru_unlink(s, f);
-	if (fr->memcg) {
-		struct sim_cg *c;
-		int64_t counted = reclaim_counted(fr->flags);
-
-		for (c = fr->memcg; c; c = c->parent) {
-			c->cache_tree--;
-			c->reclaim_tree -= counted;
-		}
-	}
 	fr->flags = 0;
 	fr->memcg = NULL;
 	fr->lru_next = s->free_head;
