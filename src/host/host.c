@@ -47,6 +47,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/taskstats.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1089,11 +1090,29 @@ static int connector_drain(struct ucg_host *h, struct ucg_engine *e)
 	}
 }
 
+/* Whether either socket has something queued (or an error such as ENOBUFS, which
+ * poll reports whatever was asked). One poll instead of a recv on each socket: the
+ * sync callback runs before every engine call that reads or moves tasks, and with
+ * nothing queued (the usual case) the drain is then one system call, not two. */
+static int host_pending(const struct ucg_host *h)
+{
+	struct pollfd p[2] = { { .fd = h->fd, .events = POLLIN },
+			       { .fd = h->ts_fd, .events = POLLIN } };
+	int n = h->ts_fd >= 0 ? 2 : 1, r;
+
+	do
+		r = poll(p, (nfds_t)n, 0);
+	while (r < 0 && errno == EINTR);
+	return r != 0; /* an error: drain, the recvs will say */
+}
+
 int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
 {
 	int applied;
 
 	if (h->draining)
+		return 0;
+	if (!h->lost && !h->nr_early && !host_pending(h))
 		return 0;
 	h->draining = 1;
 	applied = connector_drain(h, e);
