@@ -1139,6 +1139,8 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	pthread_mutex_lock(&d->lock);
 	r = io_path(m, ino, &path);
 	e = r == 0 ? ucg_fcache_find(&m->files, ino) : NULL;
+	if (e)
+		e->pages = 1;
 	if (e && e->has_snap) {
 		r = ucg_fs_open(d->e, m->h, path.data, io_flags(fi), cred, &f);
 		if (r == 0) {
@@ -1159,6 +1161,15 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			       size < content.len - (size_t)off ? size : content.len - (size_t)off);
 	ucg_buf_fini(&path);
 	ucg_buf_fini(&content);
+}
+
+/* Whether the kernel may hold an up-to-date page the write copied its bytes into:
+ * one a READ filled, or one the write covered whole. Any other page the write
+ * touched is not up to date, so no read uses it, and it stays locked until this
+ * write is answered: dropping it would wait for this very request. */
+static int written_page_cached(const struct ucg_fcache_ent *e, size_t size)
+{
+	return (e && e->pages) || size >= (size_t)getpagesize();
 }
 
 /* The kernel copied the written bytes into its cached page before asking: whatever
@@ -1195,7 +1206,9 @@ static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	e = ucg_fcache_find(&m->files, ino);
 	if (e)
 		make_stale(m, e);
-	pages = drop_pages(m, ino);
+	pages = written_page_cached(e, size) ? drop_pages(m, ino) : NULL;
+	if (e)
+		e->pages = 0;
 	unlock_checked(d);
 	ucg_buf_fini(&path);
 	wait_pages(d, pages);

@@ -26,6 +26,7 @@ struct ucg_fcache_ent {
 	uint8_t told;  /* the kernel may hold valid attributes or pages from (hash, len) */
 	uint8_t gone;  /* the file's cgroup was removed: st is its last attributes */
 	uint8_t has_snap;
+	uint8_t pages; /* a READ was answered since the pages were last dropped */
 	struct ucg_stat st;
 	/* The content whose length the last attributes gave as the size: reads are
 	 * answered from it, so a page never holds more or less than i_size says even
