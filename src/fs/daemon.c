@@ -555,10 +555,10 @@ static void forget_attrs(struct mnt *m, uint64_t ino)
  * batch to wait for with wait_pages, or NULL. Not sent by a request thread: dropping
  * a page waits for its lock, which a read in progress on this mount may hold until
  * this mount's thread answers it. */
-static struct batch *drop_pages(struct mnt *m, uint64_t ino)
+static struct batch *drop_pages(struct mnt *m, uint64_t ino, int wait)
 {
 	struct note *n = m->note_stop ? NULL : ucg_calloc(1, sizeof(*n) + 1);
-	struct batch *b = n ? ucg_calloc(1, sizeof(*b)) : NULL;
+	struct batch *b = n && wait ? ucg_calloc(1, sizeof(*b)) : NULL;
 
 	if (!n)
 		return NULL;
@@ -598,7 +598,10 @@ static void wait_pages(struct daemon *d, struct batch *b)
 }
 
 /* The kernel's description of e is out of date: a new version (its pages go when it
- * next asks for the attributes) and the attributes invalidated. */
+ * next takes new attributes) and the attributes invalidated. The pages are not
+ * dropped here: a reader whose GETATTR crossed a later change has its answer
+ * discarded by the kernel and reads with the size it had; with the pages it had, it
+ * reads a whole older value, without them a newer one cut or padded to that size. */
 static void make_stale(struct mnt *m, struct ucg_fcache_ent *e)
 {
 	e->ver++;
@@ -781,8 +784,14 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		r = ucg_fs_getattr(m->d->e, m->h, path.data, cred, &s);
 	if (r == 0) {
 		timeout = entry_timeout(m, parent);
-		if (S_ISREG(s.mode))
+		if (S_ISREG(s.mode)) {
+			struct ucg_fcache_ent *fe;
+
 			tell_file(m, path.data, &s, 0, &fv);
+			fe = ucg_fcache_find(&m->files, s.ino);
+			if (fe)
+				fe->nlookup++;
+		}
 	}
 	unlock_checked(m->d);
 	ucg_buf_fini(&path);
@@ -794,14 +803,27 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_entry(req, &e);
 }
 
-/* Nodes are the engine's; a forgotten file's description goes (the kernel holds
- * nothing of an inode it forgot). */
+/* Nodes are the engine's; a file's description goes when the kernel forgot every
+ * lookup of it (it holds nothing of the inode then). Counted, not dropped at the
+ * first FORGET: the kernel may have looked the file up again, as a new inode, before
+ * the old one's FORGET arrives, and that one's changes must still be announced. */
+static void forget_file(struct mnt *m, uint64_t ino, uint64_t nlookup)
+{
+	struct ucg_fcache_ent *e = ucg_fcache_find(&m->files, ino);
+
+	if (!e)
+		return;
+	e->nlookup -= nlookup < e->nlookup ? nlookup : e->nlookup;
+	if (!e->nlookup)
+		ucg_fcache_del(&m->files, ino);
+}
+
 static void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
 	struct mnt *m = req_mnt(req);
 
 	pthread_mutex_lock(&m->d->lock);
-	ucg_fcache_del(&m->files, ino);
+	forget_file(m, ino, nlookup);
 	unlock_checked(m->d);
 	fuse_reply_none(req);
 }
@@ -813,7 +835,7 @@ static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 
 	pthread_mutex_lock(&m->d->lock);
 	for (i = 0; i < count; i++)
-		ucg_fcache_del(&m->files, forgets[i].ino);
+		forget_file(m, forgets[i].ino, forgets[i].nlookup);
 	unlock_checked(m->d);
 	fuse_reply_none(req);
 }
@@ -1187,6 +1209,7 @@ static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	struct ucg_file *f = NULL;
 	struct ucg_buf path;
 	struct batch *pages;
+	int cached;
 	ssize_t n;
 
 	ucg_buf_init(&path);
@@ -1204,11 +1227,12 @@ static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		d->content_dirty = 1;
 	}
 	e = ucg_fcache_find(&m->files, ino);
-	if (e)
+	cached = written_page_cached(e, size);
+	if (e) {
+		e->pages = 0; /* dropped below, waited for */
 		make_stale(m, e);
-	pages = written_page_cached(e, size) ? drop_pages(m, ino) : NULL;
-	if (e)
-		e->pages = 0;
+	}
+	pages = cached ? drop_pages(m, ino, 1) : NULL;
 	unlock_checked(d);
 	ucg_buf_fini(&path);
 	wait_pages(d, pages);

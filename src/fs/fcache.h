@@ -27,6 +27,7 @@ struct ucg_fcache_ent {
 	uint8_t gone;  /* the file's cgroup was removed: st is its last attributes */
 	uint8_t has_snap;
 	uint8_t pages; /* a READ was answered since the pages were last dropped */
+	uint64_t nlookup; /* lookups answered, less those the kernel forgot */
 	struct ucg_stat st;
 	/* The content whose length the last attributes gave as the size: reads are
 	 * answered from it, so a page never holds more or less than i_size says even

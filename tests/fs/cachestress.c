@@ -1,10 +1,11 @@
 /* tests/fs/cachestress.c — concurrent readers and writers of cached files.
  *
- *   cachestress values A_FILE B_FILE OPS
- *     A writer writes values of different lengths to a file through mount B; four
- *     readers read it through mount A (two open+read+close, two pread on a kept fd).
- *     Every read must be exactly one of the values and "\n": never cut by a stale
- *     size, never padded. OPS reads per reader.
+ *   cachestress values|samelen A_FILE B_FILE OPS
+ *     A writer writes values to a file through mount B, back to back; four readers
+ *     read it through mount A (two open+read+close, two pread on a kept fd). Every
+ *     read must be exactly one of the values and "\n", or what the file held before
+ *     the first of them was written (counted as "stale"). "values" writes values of
+ *     different lengths, "samelen" of one length. OPS reads per reader.
  *   cachestress mixed A_DIR B_DIR OPS
  *     mkdir/rmdir through both mounts, a sleeping child moved between x and y
  *     through both mounts, and readers of x's and y's cgroup.procs and tasks through
@@ -25,8 +26,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *const values[] = { "2", "99", "1000", "100000", "262144" };
-#define NVALUES (sizeof(values) / sizeof(values[0]))
+static const char *const mixed_values[] = { "2", "99", "1000", "100000", "262144" };
+static const char *const same_values[] = { "1000", "2048", "4096", "8192", "9999" };
+#define NVALUES 5
+static const char *const *values = mixed_values;
 
 struct shared {
 	volatile long reads, bad, stale, opfail;
@@ -35,6 +38,8 @@ struct shared {
 };
 
 static struct shared *sh;
+static char old_value[64]; /* the file's content before the first write */
+static ssize_t old_len = -1;
 
 static void report_bad(const char *what, const char *buf, ssize_t n)
 {
@@ -85,7 +90,9 @@ static void value_reader(const char *path, long ops, int keep_fd)
 		ssize_t n = keep_fd ? pread(fd, buf, sizeof(buf), 0) : read_once(path, buf, sizeof(buf));
 
 		__sync_fetch_and_add(&sh->reads, 1);
-		if (!is_value(buf, n))
+		if (n == old_len && !memcmp(buf, old_value, (size_t)n))
+			__sync_fetch_and_add(&sh->stale, 1);
+		else if (!is_value(buf, n))
 			report_bad(path, buf, n);
 	}
 	_exit(0);
@@ -234,7 +241,8 @@ static int values_test(const char *a, const char *b, long ops)
 	pid_t w, r[4];
 	int i;
 
-	if (write_value(b, values[0]) < 0) /* readers never see what was there before */
+	old_len = read_once(a, old_value, sizeof(old_value));
+	if (write_value(b, values[0]) < 0)
 		sh->opfail++;
 	w = spawn_writer(b, 1);
 	for (i = 0; i < 4; i++)
@@ -256,7 +264,9 @@ int main(int argc, char **argv)
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		return 2;
-	if (!strcmp(argv[1], "values"))
+	if (!strcmp(argv[1], "samelen"))
+		values = same_values;
+	if (!strcmp(argv[1], "values") || !strcmp(argv[1], "samelen"))
 		values_test(argv[2], argv[3], ops);
 	else if (!strcmp(argv[1], "mixed"))
 		mixed(argv[2], argv[3], ops);
