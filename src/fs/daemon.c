@@ -636,6 +636,17 @@ static struct ucg_fcache_ent *describe(struct mnt *m, uint64_t ino, const struct
 	return e;
 }
 
+/* cgroup.procs and tasks: a process leader reaped by its parent leaves them when the
+ * daemon next looks at /proc (no event says so), so every read of them must reach
+ * the daemon, which looks then, as before a read of any file (docs/filesystem.md). */
+static int lists_tasks(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strcmp(base, "cgroup.procs") || !strcmp(base, "tasks");
+}
+
 /* The attributes of regular file s at path for m's kernel (under d->lock). for_read:
  * asked before a read (ll_getattr). A file nobody can read (write-only) shows size 0,
  * as in the kernel, except before a read: then a size that makes the kernel send the
@@ -652,7 +663,7 @@ static void tell_file(struct mnt *m, const char *path, const struct ucg_stat *s,
 	e = describe(m, s->ino, &content, !unreadable);
 	fv->size = unreadable && for_read ? 4096 : content.len;
 	fv->timeout = CACHE_TIMEOUT_S;
-	if (!e || !all_read(s->mode) || unreadable) {
+	if (!e || !all_read(s->mode) || unreadable || lists_tasks(path)) {
 		/* never valid, and never the same version twice: every read asks, and
 		 * finds its pages dropped (on ENOMEM too: nothing remembered to check) */
 		fv->timeout = 0;
