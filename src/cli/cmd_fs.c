@@ -215,8 +215,12 @@ int cmd_daemon(int argc, char **argv)
 {
 	int r;
 
-	if (argc > 1) {
-		fprintf(stderr, "usage: ucg daemon\n");
+	/* --cache: files served from the kernel's cache (fs/daemon.c), as UCG_FUSE_CACHE=1
+	 * does; and a release agent or anything else it runs sees the same setting. */
+	if (argc == 2 && !strcmp(argv[1], "--cache")) {
+		setenv("UCG_FUSE_CACHE", "1", 1);
+	} else if (argc > 1) {
+		fprintf(stderr, "usage: ucg daemon [--cache]\n");
 		return 2;
 	}
 	r = ucg_daemon_run(-1);

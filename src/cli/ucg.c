@@ -13,7 +13,7 @@ struct command {
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "run the seed's shell session against an in-memory engine" },
 	{ "tc", cmd_tc, "traffic control on a model instance (tc grammar)" },
-	{ "daemon", cmd_daemon, "run the filesystem daemon in the foreground" },
+	{ "daemon", cmd_daemon, "daemon [--cache]: run the filesystem daemon in the foreground" },
 	{ "mount", cmd_mount, "mount [-o OPTIONS] NAME DIR: mount a hierarchy (FUSE)" },
 	{ "umount", cmd_umount, "umount DIR: unmount a hierarchy" },
 	{ "proc", cmd_proc, "proc PID: what /proc/PID/cgroup would show" },

@@ -24,14 +24,24 @@
  *  - A change made through one mount updates that mount's cache as on any filesystem;
  *    the other mounts of the same hierarchy are told explicitly (inval_entry, delete,
  *    inval_inode) before the change is answered, so they never show the old tree.
- *  - Files are opened without a round trip (open answers ENOSYS: the kernel's no-open
- *    mode, which keeps file content in its page cache, sends no RELEASE, and with no
- *    flush operation no FLUSH): a read of unchanged content makes no round trip at
- *    all. The permission check of open moves to the first read or write, made by the
- *    engine with that request's credentials. What each mount's kernel was told of a
- *    file is kept (fs/fcache.h); every engine change is followed, before d->lock is
- *    released, by a check of those files in every mount, and the attributes of each
- *    one whose content changed are invalidated at once (see "cached file content").
+ *  - Files are served in one of two modes, chosen when the daemon starts:
+ *     - exact (the default): every open asks the engine, which checks it with the
+ *       opener's credentials and flags as the kernel does; files are direct_io
+ *       without keep_cache (every read asks the engine: content is always whole and
+ *       current) and noflush (close(2) sends only the RELEASE, answered without
+ *       waiting for it); st_size is 0 as in the kernel. Two round trips per
+ *       open+read+close.
+ *     - cache (UCG_FUSE_CACHE=1 or `ucg daemon --cache`): files are opened without a
+ *       round trip (open answers ENOSYS: the kernel's no-open mode, which keeps file
+ *       content in its page cache, sends no RELEASE, and with no flush operation no
+ *       FLUSH): a read of unchanged content makes no round trip at all. The
+ *       permission check of open moves to the first read or write, made by the
+ *       engine with that request's credentials. What each mount's kernel was told of
+ *       a file is kept (fs/fcache.h); every engine change is followed, before d->lock
+ *       is released, by a check of those files in every mount, and the attributes of
+ *       each one whose content changed are invalidated at once (see "cached file
+ *       content"). Reads that overlap a change may be stale, cut or padded
+ *       (docs/filesystem.md, "Known deviations"): hence not the default.
  */
 #define FUSE_USE_VERSION 35
 
@@ -137,6 +147,7 @@ struct daemon {
 	pthread_cond_t note_sent; /* some batch's pending count dropped */
 	pid_t writer; /* the process of the write being served (cgroup.event_control) */
 	int content_dirty; /* the engine may show other file content: check the mounts */
+	int cache; /* cache mode: file content kept by the kernel (header comment) */
 };
 
 static int drain(struct daemon *d);
@@ -221,6 +232,14 @@ static void fill_stat(const struct mnt *m, const struct ucg_stat *s, const struc
 		st->st_size = (off_t)fv->size;
 		st->st_mtim.tv_nsec = (long)(((uint64_t)m->time.tv_nsec + fv->ver) % 1000000000u);
 	}
+}
+
+/* The view to describe a node with: only a regular file's, only in cache mode (in
+ * exact mode a file shows size 0 as in the kernel, and its attributes stay valid). */
+static const struct file_view *view_of(const struct mnt *m, const struct ucg_stat *s,
+				       const struct file_view *fv)
+{
+	return m->d->cache && S_ISREG(s->mode) ? fv : NULL;
 }
 
 static double attr_timeout(const struct file_view *fv)
@@ -722,8 +741,10 @@ static void cache_check(struct daemon *d)
  * answered from a new state before the kernels were told. */
 static void unlock_checked(struct daemon *d)
 {
-	if (d->content_dirty)
+	if (d->content_dirty && d->cache)
 		cache_check(d);
+	else
+		d->content_dirty = 0; /* exact mode: no kernel holds content */
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -741,14 +762,22 @@ static void mark_dirty(struct daemon *d)
 
 static void ll_init(void *userdata, struct fuse_conn_info *conn)
 {
-	/* No atomic O_TRUNC: with it the kernel sets a file's size to 0 at every
-	 * open(O_TRUNC), and a concurrent read of its cached content would find it
-	 * empty. Without, it asks (SETATTR) and gets the content's size back. */
-	conn->want &= ~(unsigned)FUSE_CAP_ATOMIC_O_TRUNC;
+	struct mnt *m = userdata;
+
 	/* No FUSE_CAP_DONT_MASK: mkdir's mode arrives with the umask applied. */
 	conn->want &= ~(unsigned)FUSE_CAP_DONT_MASK;
 	/* Directory listings are always read from the engine. */
 	conn->want &= ~(unsigned)FUSE_CAP_READDIRPLUS;
+	if (!m->d->cache) {
+		/* Exact mode: open(O_TRUNC) reaches the engine's open as is. */
+		if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
+			conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+		return;
+	}
+	/* No atomic O_TRUNC: with it the kernel sets a file's size to 0 at every
+	 * open(O_TRUNC), and a concurrent read of its cached content would find it
+	 * empty. Without, it asks (SETATTR) and gets the content's size back. */
+	conn->want &= ~(unsigned)FUSE_CAP_ATOMIC_O_TRUNC;
 	/* Cached file pages are dropped when a file's mtime or size changes (see "cached
 	 * file content"), and reads are sent as readahead, answered in the daemon's
 	 * write of the reply. */
@@ -795,7 +824,7 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		r = ucg_fs_getattr(m->d->e, m->h, path.data, cred, &s);
 	if (r == 0) {
 		timeout = entry_timeout(m, parent);
-		if (S_ISREG(s.mode)) {
+		if (S_ISREG(s.mode) && m->d->cache) {
 			struct ucg_fcache_ent *fe;
 
 			tell_file(m, path.data, &s, 0, &fv);
@@ -810,7 +839,7 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_entry(m, &s, S_ISREG(s.mode) ? &fv : NULL, timeout, &e);
+	fill_entry(m, &s, view_of(m, &s, &fv), timeout, &e);
 	fuse_reply_entry(req, &e);
 }
 
@@ -860,6 +889,8 @@ static int node_attrs(struct mnt *m, fuse_ino_t id, struct ucg_buf *path, struct
 	struct ucg_fcache_ent *e;
 	int r = node_stat(m, id, path, s);
 
+	if (!m->d->cache)
+		return r;
 	if (r == 0 && S_ISREG(s->mode)) {
 		tell_file(m, path->data, s, for_read, fv);
 	} else if (r == -ENOENT && (e = ucg_fcache_find(&m->files, id)) && e->gone) {
@@ -881,8 +912,12 @@ static int node_stat(struct mnt *m, fuse_ino_t id, struct ucg_buf *path, struct 
 	return r < 0 ? r : ucg_fs_getattr(m->d->e, m->h, path->data, &root, s);
 }
 
-/* fi is set when the kernel asks on behalf of an open file: before a read (auto
- * inval_data), never for stat(2) or fstat(2). */
+struct fh;
+static int open_file_stat(const struct fuse_file_info *fi, struct ucg_stat *s);
+
+/* fi is set when the kernel asks on behalf of an open file: in cache mode before a
+ * read (auto inval_data), never for stat(2) or fstat(2); in exact mode for fstat(2),
+ * which a file whose cgroup was removed still answers (core.md §3.5). */
 static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct mnt *m = req_mnt(req);
@@ -895,16 +930,18 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	ucg_buf_init(&path);
 	pthread_mutex_lock(&m->d->lock);
 	r = node_attrs(m, ino, &path, &s, fi != NULL, &fv);
-	if (r == 0 && fi && node_stat(m, ino, &path, &s) == -ENOENT)
+	if (r == 0 && fi && m->d->cache && node_stat(m, ino, &path, &s) == -ENOENT)
 		r = -ENODEV; /* a read of a removed cgroup's file asks first (core.md §3.5) */
 	unlock_checked(m->d);
 	ucg_buf_fini(&path);
+	if (r == -ENOENT && open_file_stat(fi, &s) == 0)
+		r = 0;
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_stat(m, &s, S_ISREG(s.mode) ? &fv : NULL, &st);
-	fuse_reply_attr(req, &st, attr_timeout(S_ISREG(s.mode) ? &fv : NULL));
+	fill_stat(m, &s, view_of(m, &s, &fv), &st);
+	fuse_reply_attr(req, &st, attr_timeout(view_of(m, &s, &fv)));
 }
 
 /* chmod, chown; truncate and utimens succeed on existing entries and change nothing
@@ -956,13 +993,15 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		r = node_attrs(m, ino, &path, &s, 0, &fv);
 	unlock_checked(d);
 	ucg_buf_fini(&path);
+	if (r == -ENOENT && !cred && open_file_stat(fi, &s) == 0)
+		r = 0;
 	finish_notes(m, b);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_stat(m, &s, S_ISREG(s.mode) ? &fv : NULL, &st);
-	fuse_reply_attr(req, &st, attr_timeout(S_ISREG(s.mode) ? &fv : NULL));
+	fill_stat(m, &s, view_of(m, &s, &fv), &st);
+	fuse_reply_attr(req, &st, attr_timeout(view_of(m, &s, &fv)));
 }
 
 static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
@@ -1130,10 +1169,145 @@ static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
  * without asking, keeps its pages between opens and sends no RELEASE. Whether the
  * opener may read or write is decided at the first read or write, by the engine with
  * that request's credentials (docs/filesystem.md lists what differs from the kernel). */
-static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+static void ll_open_cached(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	fuse_reply_err(req, ENOSYS);
 }
+
+/* ---- exact mode: opened files ---------------------------------------------------------- */
+
+/* An open file in exact mode: the engine's handle and the attributes it had when
+ * opened (fstat of a file whose cgroup was removed still works, core.md §3.5). */
+struct fh {
+	struct ucg_file *f;
+	struct ucg_stat st;
+};
+
+static struct fh *fh_of(const struct fuse_file_info *fi)
+{
+	return fi ? (struct fh *)(uintptr_t)fi->fh : NULL;
+}
+
+/* The attributes an open file had when it was opened (exact mode), or -ENOENT. */
+static int open_file_stat(const struct fuse_file_info *fi, struct ucg_stat *s)
+{
+	struct fh *h = fh_of(fi);
+
+	if (!h)
+		return -ENOENT;
+	*s = h->st;
+	return 0;
+}
+
+/* The engine checks the open with the opener's credentials and flags, as the kernel
+ * does; every read and write then goes to the engine through the handle. */
+static void ll_open_exact(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct mnt *m = req_mnt(req);
+	struct daemon *d = m->d;
+	struct caller c;
+	const struct ucg_cred *cred = get_caller(req, d, &c);
+	struct ucg_cred root = ucg_cred_root();
+	struct fh *h = ucg_calloc(1, sizeof(*h));
+	int flags = fi->flags & (O_ACCMODE | O_TRUNC | O_APPEND | O_CREAT | O_EXCL);
+	struct ucg_buf path;
+	int r;
+
+	if (!h) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	ucg_buf_init(&path);
+	pthread_mutex_lock(&d->lock);
+	r = node_path(m, ino, &path);
+	if (r == 0)
+		r = ucg_fs_open(d->e, m->h, path.data, flags, cred, &h->f);
+	if (r == 0 && ucg_fs_getattr(d->e, m->h, path.data, &root, &h->st) < 0)
+		memset(&h->st, 0, sizeof(h->st));
+	unlock_checked(d);
+	ucg_buf_fini(&path);
+	if (r < 0) {
+		ucg_free(h);
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)h;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	fi->noflush = 1;
+	if (fuse_reply_open(req, fi) < 0) {
+		/* the opener was interrupted: the kernel will send no release */
+		pthread_mutex_lock(&d->lock);
+		ucg_fs_release(h->f);
+		pthread_mutex_unlock(&d->lock);
+		ucg_free(h);
+	}
+}
+
+static void ll_read_exact(fuse_req_t req, struct mnt *m, size_t size, off_t off,
+			  struct fuse_file_info *fi)
+{
+	struct ucg_file *f = fh_of(fi)->f;
+	char stack[4096], *buf = size <= sizeof(stack) ? stack : malloc(size);
+	ssize_t n;
+
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_lock(&m->d->lock);
+	n = ucg_fs_read(f, buf, size, off);
+	unlock_checked(m->d);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	if (buf != stack)
+		free(buf);
+}
+
+static void ll_write_exact(fuse_req_t req, struct mnt *m, const char *buf, size_t size,
+			   struct fuse_file_info *fi)
+{
+	struct ucg_file *f = fh_of(fi)->f;
+	ssize_t n;
+
+	pthread_mutex_lock(&m->d->lock);
+	m->d->writer = fuse_req_ctx(req)->pid;
+	n = ucg_fs_write(f, buf, size);
+	if (n >= 0)
+		mark_dirty(m->d);
+	unlock_checked(m->d);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+/* Only exact mode's opens send it (no-open sends none). */
+static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct mnt *m = req_mnt(req);
+	struct fh *h = fh_of(fi);
+
+	if (h) {
+		pthread_mutex_lock(&m->d->lock);
+		ucg_fs_release(h->f);
+		pthread_mutex_unlock(&m->d->lock);
+		ucg_free(h);
+	}
+	fuse_reply_err(req, 0);
+}
+
+static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (req_mnt(req)->d->cache)
+		ll_open_cached(req, ino, fi);
+	else
+		ll_open_exact(req, ino, fi);
+}
+
+/* ---- cache mode: reads and writes without an open -------------------------------------- */
 
 /* The open flags the engine checks a read or write against: the file's access mode. */
 static int io_flags(const struct fuse_file_info *fi)
@@ -1155,8 +1329,8 @@ static int io_path(struct mnt *m, fuse_ino_t ino, struct ucg_buf *path)
  * ucg_fcache_ent): a change made since was announced, and the kernel asks again
  * before it trusts these pages once it knows. Without a snapshot, the engine's
  * content now. */
-static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		    struct fuse_file_info *fi)
+static void ll_read_cached(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			   struct fuse_file_info *fi)
 {
 	struct mnt *m = req_mnt(req);
 	struct daemon *d = m->d;
@@ -1209,8 +1383,8 @@ static int written_page_cached(const struct ucg_fcache_ent *e, size_t size)
  * the engine shows now, that page must go (a new version, and the page dropped at
  * once by the notifier), here and wherever the change shows (the check before the
  * lock is released). */
-static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
-		     struct fuse_file_info *fi)
+static void ll_write_cached(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+			    struct fuse_file_info *fi)
 {
 	struct mnt *m = req_mnt(req);
 	struct daemon *d = m->d;
@@ -1251,6 +1425,25 @@ static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		fuse_reply_err(req, (int)-n);
 	else
 		fuse_reply_write(req, (size_t)n);
+}
+
+/* A file opened in exact mode has its handle; one opened without (cache mode) none. */
+static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	if (fh_of(fi))
+		ll_read_exact(req, req_mnt(req), size, off, fi);
+	else
+		ll_read_cached(req, ino, size, off, fi);
+}
+
+static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	if (fh_of(fi))
+		ll_write_exact(req, req_mnt(req), buf, size, fi);
+	else
+		ll_write_cached(req, ino, buf, size, fi);
 }
 
 /* An open directory: its listing, taken at opendir and again at each rewind. */
@@ -1444,6 +1637,7 @@ static const struct fuse_lowlevel_ops ll_ops = {
 	.open = ll_open,
 	.read = ll_read,
 	.write = ll_write,
+	.release = ll_release,
 	.opendir = ll_opendir,
 	.readdir = ll_readdir,
 	.releasedir = ll_releasedir,
@@ -1932,6 +2126,8 @@ static void handle_request(struct daemon *d, int fd)
 		 * through a ring. */
 		ucg_buf_printf(&out, "uring_mounts %d\nuring_requests %llu\n", rings,
 			       ucg_uring_requests_total());
+		/* How files are served: exact (direct_io) or cache (UCG_FUSE_CACHE=1). */
+		ucg_buf_printf(&out, "file_mode %s\n", d->cache ? "cache" : "exact");
 		unlock_checked(d);
 		r = 0;
 	} else if (!strcmp(argv[0], "stop")) {
@@ -2031,6 +2227,15 @@ static int restore_mount(void *ctx, const char *name, const char *dir, const cha
 	return r;
 }
 
+/* The file-serving mode (header comment): cache mode only when UCG_FUSE_CACHE says
+ * so (1, on, yes); exact otherwise. */
+static int cache_mode_wanted(void)
+{
+	const char *env = getenv("UCG_FUSE_CACHE");
+
+	return env && (!strcmp(env, "1") || !strcmp(env, "on") || !strcmp(env, "yes"));
+}
+
 int ucg_daemon_run(int ready_fd)
 {
 	struct ucg_engine_config cfg = { 0 };
@@ -2042,6 +2247,7 @@ int ucg_daemon_run(int ready_fd)
 	int r;
 
 	memset(&d, 0, sizeof(d));
+	d.cache = cache_mode_wanted();
 	pthread_mutex_init(&d.lock, NULL);
 	pthread_cond_init(&d.note_sent, NULL);
 	d.listen_fd = d.sig_fd = d.wake_fd = -1;
@@ -2078,6 +2284,10 @@ int ucg_daemon_run(int ready_fd)
 	r = listen_socket(&d.listen_fd);
 	if (r < 0)
 		goto out;
+	fprintf(stderr, "ucg: files served %s\n",
+		d.cache ? "from the kernel's cache (UCG_FUSE_CACHE=1: reads overlapping a change may "
+			  "be stale, cut or padded)"
+			: "exact (direct_io, open checked; UCG_FUSE_CACHE=1 for cached content)");
 	d.restoring = 1;
 	ucg_state_restore(d.e, restore_mount, &d, &d.lock);
 	pthread_mutex_lock(&d.lock);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Cached file content (docs/filesystem.md, "Latency"): reads of unchanged content are
+# Cached file content, the opt-in cache mode (docs/filesystem.md, "Latency"): reads of unchanged content are
 # answered from the kernel's page cache, and every change shows at once through the
 # mount that made it and through another mount of the same hierarchy, both with
 # their caches primed: writes to control files (also one that changes another file),
@@ -7,8 +7,10 @@
 # rmdir. Then concurrent readers and writers: readers through one mount while another
 # mount rewrites the file back to back (bounded: see below), and a few thousand mixed
 # operations through both mounts end (no deadlock).
+# The cache mode is opt-in: this daemon is started with UCG_FUSE_CACHE=1.
 . "$(dirname "$0")/lib.sh" "$1" "$2"
 STRESS=$(dirname "$FSOP")/cachestress
+export UCG_FUSE_CACHE=1
 fs_setup
 [ -x "$STRESS" ] || skip_all "no cachestress helper"
 A=$(mnt a cpu,cpuacct,cpuset,cpuset_v2_mode,name=ucgcache) || { bad "mount A"; fs_done; exit 1; }
@@ -16,6 +18,8 @@ B=$(mnt b cpu,cpuacct,cpuset,cpuset_v2_mode,name=ucgcache) || { bad "mount B"; f
 N=$(mnt n none,name=ucgcachen) || { bad "mount N"; fs_done; exit 1; }
 O=$(mnt o none,name=ucgcachen) || { bad "mount O"; fs_done; exit 1; }
 both() { echo "$(cat $A/$1) $(cat $B/$1)"; } # primes both caches, then shows both
+check "ctl stats: cache mode" "$("$UCG" ctl stats | grep '^file_mode ')" "file_mode cache"
+check "the daemon's log says so" "$(grep -c 'served from the kernel.s cache' "$SCRATCH/daemon.log")" "1"
 
 # ---- writes seen through both mounts at once
 mkdir $A/x

@@ -8,9 +8,7 @@ command -v setpriv >/dev/null || skip_all "no setpriv"
 M=$(mnt a none,name=perm) || { bad "mount"; fs_done; exit 1; }
 run_matrix $M $FSOP $SCRATCH > $SCRATCH/ours.out 2>/dev/null
 want() { check "$1" "$(grep -m1 "^$1 " $SCRATCH/ours.out | cut -d' ' -f2-)" "$2"; }
-# No-open (docs/filesystem.md, "Known deviations"): open checks nothing, the first
-# write does; the kernel refuses this open with EACCES.
-want user-open-root-procs OK
+want user-open-root-procs EACCES
 want user-write-root-procs EACCES
 want user-move-own-into-delegated OK
 want user-move-root-into-delegated EACCES

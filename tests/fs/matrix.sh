@@ -69,8 +69,7 @@ run_matrix() {
 	r ls-root "$(ls $M | paste -sd' ')"
 	r ls-child "$(ls $M/d | paste -sd' ')"
 	r nlink "$(stat -c %h $M $M/d $M/d/tasks | paste -sd' ')"
-	# a file's size: "content" where it is its content's length
-	r size "$(stat -c %s $M/d) $(t=$(stat -c %s $M/d/tasks); [ "$t" = "$(wc -c < $M/d/tasks)" ] && echo content || echo $t)"
+	r size "$(stat -c %s $M/d $M/d/tasks | paste -sd' ')"
 	r root-mode "$(stat -c %a $M)"
 	# clean up what we made, leaving the mount as it was
 	for p in "${pids[@]}"; do echo $p > $M/cgroup.procs 2>/dev/null; { kill -9 $p; wait $p; } 2>/dev/null; done
