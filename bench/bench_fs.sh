@@ -5,15 +5,21 @@
 # (none,name=), in the same run; prints "name value unit" lines and the ratios to the
 # kernel. Cleans up after itself.
 #
-# Both FUSE filesystems run over each transport (docs/filesystem.md, "Latency"):
-#   fs.*           ours, through io_uring when the kernel has it (else /dev/fuse)
-#   fs_dev.*       ours through /dev/fuse (UCG_FUSE_URING=0), when fs.* used io_uring
+# Ours runs in both file-serving modes (docs/filesystem.md, "Latency"), and both FUSE
+# filesystems over each transport:
+#   fs.*           ours in the default exact mode (every open and read asks the
+#                  daemon), through io_uring when the kernel has it (else /dev/fuse)
+#   fs_dev.*       ours, exact mode, through /dev/fuse (UCG_FUSE_URING=0), when fs.*
+#                  used io_uring
+#   fs_cache.*     ours in the opt-in cache mode (UCG_FUSE_CACHE=1: file content kept
+#                  by the kernel), same transport as fs.*
 #   floor.*        fuse_floor through /dev/fuse
 #   floor_uring.*  fuse_floor through io_uring, when the kernel has it
 #   kernel.*       the kernel's cgroupfs
-# with ratio.*, dev_ratio.*, floor_ratio.* and floor_uring_ratio.* to the kernel, and a
-# "# ..." line per FUSE run saying how many requests came through io_uring. The kernel's
-# fuse parameter enable_uring is set to Y for the run and put back as it was.
+# with ratio.*, dev_ratio.*, cache_ratio.*, floor_ratio.* and floor_uring_ratio.* to the
+# kernel, and a "# ..." line per FUSE run saying how many requests came through
+# io_uring. The kernel's fuse parameter enable_uring is set to Y for the run and put
+# back as it was.
 UCG=${1:-./build/src/cli/ucg}
 B=${2:-./build/bench/bench_fs}
 FL=${3:-$(dirname "$B")/fuse_floor}
@@ -82,6 +88,7 @@ floor() {
 
 ours fs
 [ "${URING:-0}" -gt 0 ] && ours fs_dev UCG_FUSE_URING=0
+ours fs_cache UCG_FUSE_CACHE=1
 if [ -x "$FL" ]; then
 	floor floor UCG_FUSE_URING=0
 	if [ -w $P ]; then
@@ -93,7 +100,7 @@ if mount -t cgroup -o none,name=ucgbench$$ cgroup $S/k 2>/dev/null; then
 	"$B" $S/k kernel | tee $S/k.out
 	for n in mkdir_ns rmdir_ns rename_ns attach_ns procs_read_ns file_read_ns reread_ns forks_per_s; do
 		k=$(awk -v n=kernel.$n '$1==n{print $2}' $S/k.out)
-		for p in fs:ratio fs_dev:dev_ratio floor:floor_ratio floor_uring:floor_uring_ratio; do
+		for p in fs:ratio fs_dev:dev_ratio fs_cache:cache_ratio floor:floor_ratio floor_uring:floor_uring_ratio; do
 			f=$(awk -v n=${p%%:*}.$n '$1==n{print $2}' $S/${p%%:*}.out 2>/dev/null)
 			[ -n "$f" ] && [ -n "$k" ] && awk -v r=${p#*:} -v n=$n -v f=$f -v k=$k 'BEGIN{printf "%s.%s %.2f x\n", r, n, f/k}'
 		done
