@@ -3,12 +3,34 @@
 #define UCG_SIM_TEST_SIM_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/buf.h"
 #include "harness.h"
 #include "sim/sim.h"
 #include "sim/sim_impl.h"
+
+/* The whole of a file (scenarios, goldens), NUL-terminated; NULL if it cannot be
+ * opened. The caller frees it with ucg_free. */
+static inline char *ts_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct ucg_buf b;
+	char chunk[8192];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	ucg_buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		ucg_buf_append(&b, chunk, n);
+	fclose(f);
+	if (!b.data)
+		ucg_buf_puts(&b, "");
+	return ucg_buf_steal(&b, len);
+}
 
 /* Loads and runs text; returns the sim (caller frees) or NULL, with err filled. */
 static inline struct sim *ts_run(const char *text, uint64_t seed, enum sim_charging c,

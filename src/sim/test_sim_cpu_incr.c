@@ -85,24 +85,6 @@ static int same_both_ways(const char *name, const char *text, size_t len)
 	return r1;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct ucg_buf b;
-	char chunk[8192];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	ucg_buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ucg_buf_append(&b, chunk, n);
-	fclose(f);
-	if (!b.data)
-		ucg_buf_puts(&b, "");
-	return ucg_buf_steal(&b, len);
-}
-
 static void test_shipped_scenarios(void)
 {
 	static const char *const names[] = { "cpu_sessions", "writeback", "md_helper",
@@ -116,7 +98,7 @@ static void test_shipped_scenarios(void)
 		char *text;
 
 		snprintf(path, sizeof(path), "%s/scenarios/%s.ucg", root ? root : ".", names[i]);
-		text = slurp(path, &len);
+		text = ts_slurp(path, &len);
 		T_CHECK(text != NULL);
 		if (!text)
 			continue;

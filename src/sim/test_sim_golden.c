@@ -26,24 +26,6 @@ static const struct golden goldens[] = {
 	{ "memcg_events", 1u << SIM_CHARGING_KERNEL, 0 },
 };
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct ucg_buf b;
-	char chunk[8192];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	ucg_buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ucg_buf_append(&b, chunk, n);
-	fclose(f);
-	if (!b.data)
-		ucg_buf_puts(&b, "");
-	return ucg_buf_steal(&b, len);
-}
-
 /* What ucg sim prints for one scenario and design. */
 static void run_one(const char *name, const char *text, size_t len, enum sim_charging c,
 		    struct ucg_buf *out)
@@ -109,7 +91,7 @@ static void check(const struct golden *g)
 
 	snprintf(path, sizeof(path), "%s/scenarios/%s.ucg", root ? root : ".", g->name);
 	snprintf(gpath, sizeof(gpath), "%s/tests/sim/%s.golden", root ? root : ".", g->name);
-	text = slurp(path, &len);
+	text = ts_slurp(path, &len);
 	T_CHECK(text != NULL);
 	if (!text)
 		return;
@@ -132,7 +114,7 @@ static void check(const struct golden *g)
 			fclose(f);
 		}
 	} else {
-		want = slurp(gpath, &wlen);
+		want = ts_slurp(gpath, &wlen);
 		T_CHECK(want != NULL);
 		if (want) {
 			normalise(want, &wlen);
