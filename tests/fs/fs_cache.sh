@@ -111,4 +111,15 @@ out=$(timeout 120 $STRESS mixed $N $O 2000); rc=$?
 check "mixed operations end" "$([ $rc != 124 ] && echo yes)" "yes"
 check "mixed: moves and mkdir/rmdir succeed" "$(echo "$out" | sed -n 's/.* opfail \([0-9]*\).*/\1/p')" "0"
 echo "# mixed: $out"
+
+# the mode by option: `ucg daemon --cache` with no UCG_FUSE_CACHE in its environment,
+# then no option: the default, exact
+unset UCG_FUSE_CACHE
+kill $DAEMON_PID; wait $DAEMON_PID 2>/dev/null
+start_daemon --cache || bad "daemon --cache starts"
+check "daemon --cache: cache mode" "$("$UCG" ctl stats | grep '^file_mode ')" "file_mode cache"
+kill $DAEMON_PID; wait $DAEMON_PID 2>/dev/null
+start_daemon || bad "daemon starts"
+check "no option, no environment: exact mode" "$("$UCG" ctl stats | grep '^file_mode ')" "file_mode exact"
+check "a bad option: usage, exit 2" "$("$UCG" daemon --bogus >/dev/null 2>&1; echo $?)" "2"
 fs_done

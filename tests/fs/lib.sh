@@ -87,9 +87,10 @@ fs_setup() {
 	start_daemon || skip_all "daemon does not start (FUSE unusable here?)"
 }
 
+# start_daemon [ARGS]: ARGS go to `ucg daemon`
 start_daemon() {
 	local i
-	"$UCG" daemon >>"$SCRATCH/daemon.log" 2>&1 &
+	"$UCG" daemon "$@" >>"$SCRATCH/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	for i in $(seq 100); do
 		[ -S "$UCG_RUNTIME_DIR/ctl.sock" ] && "$UCG" ctl ping >/dev/null 2>&1 && return 0
