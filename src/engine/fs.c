@@ -646,11 +646,17 @@ int ucg_fs_unlink(struct ucg_engine *e, struct ucg_hierarchy *h, const char *pat
 int ucg_fs_read_all(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 		    const struct ucg_cred *cred, struct ucg_buf *out)
 {
+	return ucg_fs_read_all_flags(e, h, path, O_RDONLY, cred, out);
+}
+
+int ucg_fs_read_all_flags(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			  int flags, const struct ucg_cred *cred, struct ucg_buf *out)
+{
 	struct ucg_file *f;
 	char chunk[4096];
 	off_t off = 0;
 	ssize_t n;
-	int r = ucg_fs_open(e, h, path, O_RDONLY, cred, &f);
+	int r = ucg_fs_open(e, h, path, flags, cred, &f);
 
 	if (r < 0)
 		return r;

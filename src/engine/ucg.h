@@ -267,6 +267,10 @@ int ucg_fs_unlink(struct ucg_engine *e, struct ucg_hierarchy *h, const char *pat
  * is appended to out. */
 int ucg_fs_read_all(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 		    const struct ucg_cred *cred, struct ucg_buf *out);
+/* The same with the open flags given (O_RDONLY or O_RDWR, checked as ucg_fs_open
+ * checks them): what a front end reads for a caller that opened the file its way. */
+int ucg_fs_read_all_flags(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
+			  int flags, const struct ucg_cred *cred, struct ucg_buf *out);
 /* Open for writing, one write(2) of len bytes, close. Returns 0 or -errno (open's or
  * write's). */
 int ucg_fs_write_all(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,

@@ -533,22 +533,8 @@ static int drain(struct daemon *d)
 static int read_content(struct mnt *m, const char *path, int flags, const struct ucg_cred *cred,
 			struct ucg_buf *out)
 {
-	struct ucg_file *f;
-	char chunk[4096];
-	off_t off = 0;
-	ssize_t n;
-	int r;
-
 	ucg_buf_reset(out);
-	r = ucg_fs_open(m->d->e, m->h, path, flags, cred, &f);
-	if (r < 0)
-		return r;
-	while ((n = ucg_fs_read(f, chunk, sizeof(chunk), off)) > 0) {
-		ucg_buf_append(out, chunk, (size_t)n);
-		off += n;
-	}
-	ucg_fs_release(f);
-	return n < 0 ? (int)n : ucg_buf_error(out);
+	return ucg_fs_read_all_flags(m->d->e, m->h, path, flags, cred, out);
 }
 
 /* What root reads in path: the content any cached page would hold; a file root cannot
