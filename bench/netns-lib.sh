@@ -54,6 +54,45 @@ tc_sent() {
 		grab && $1 == "Sent" { print $2; exit }'
 }
 
+# sent_into VAR "SPECS": each flow's Sent counter (SPEC = dport/kind/id/want) into
+# VAR_DPORT
+sent_into() {
+	local var=$1 s port kind id
+	for s in $2; do
+		IFS=/ read -r port kind id _ <<< "$s"
+		eval "${var}_$port=$(tc_sent "$a" "$kind" "$id")"
+	done
+}
+
+# senders_start "SPECS" CMD...: one sender per flow in namespace $a, run as
+# CMD DPORT N (pids in $pids and $tmp/pids); after 2 s of warm-up, the Sent counters
+# into b0_DPORT and the time into t0
+senders_start() {
+	local specs=$1 s i=0
+	shift
+	pids=""
+	for s in $specs; do
+		ip netns exec "$a" "$@" "${s%%/*}" "$i" &
+		pids="$pids $!"
+		echo "$!" >> "$tmp/pids"
+		i=$((i + 1))
+	done
+	sleep 2
+	sent_into b0 "$specs"
+	t0=$(date +%s.%N)
+}
+
+# senders_stop "SPECS": the Sent counters into b1_DPORT, the time into t1, then the
+# senders ended
+senders_stop() {
+	local p
+	sent_into b1 "$1"
+	t1=$(date +%s.%N)
+	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	pids=""
+}
+
 htb_tree() { # CEIL10 RATE10 PRIO10 RATE20 PRIO20
 	cat <<EOT
 qdisc add dev eth0 root handle 1: htb default 30

@@ -40,30 +40,9 @@ run_case() {
 	specs=$2
 	tc -n "$a" qdisc del dev eth0 root 2>/dev/null || true
 	tc -n "$a" -batch "$tmp/case.tc"
-	pids=""
-	i=0
-	for s in $specs; do
-		port=${s%%/*}
-		ip netns exec "$a" python3 "$tmp/send.py" "$port" "$i" &
-		pids="$pids $!"
-		echo "$!" >> "$tmp/pids"
-		i=$((i + 1))
-	done
-	sleep 2
-	for s in $specs; do
-		set -- $(echo "$s" | tr '/' ' ')
-		eval "b0_$1=$(tc_sent "$a" "$2" "$3")"
-	done
-	t0=$(date +%s.%N)
+	senders_start "$specs" python3 "$tmp/send.py"
 	sleep "$dur"
-	for s in $specs; do
-		set -- $(echo "$s" | tr '/' ' ')
-		eval "b1_$1=$(tc_sent "$a" "$2" "$3")"
-	done
-	t1=$(date +%s.%N)
-	for p in $pids; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	pids=""
+	senders_stop "$specs"
 	ports=""
 	for s in $specs; do ports="$ports ${s%%/*}"; done
 	# shellcheck disable=SC2086

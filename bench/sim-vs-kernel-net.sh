@@ -136,21 +136,9 @@ run_case() {
 	kind=${specs#*/}; kind=${kind%%/*}
 	tc -n "$a" qdisc del dev eth0 root 2>/dev/null || true
 	tc -n "$a" -batch "$tmp/case.tc"
-	pids=""
-	i=0
-	for s in $specs; do
-		# shellcheck disable=SC2086
-		ip netns exec "$a" nice -n -5 $sender "${s%%/*}" "$i" &
-		pids="$pids $!"
-		echo "$!" >> "$tmp/pids"
-		i=$((i + 1))
-	done
-	sleep 2
-	for s in $specs; do
-		set -- $(echo "$s" | tr '/' ' ')
-		eval "b0_$1=$(tc_sent "$a" "$2" "$3") idle_$1=0"
-	done
-	t0=$(date +%s.%N)
+	for s in $specs; do eval "idle_${s%%/*}=0"; done
+	# shellcheck disable=SC2086
+	senders_start "$specs" nice -n -5 $sender
 	# sample the backlogs each second: an empty queue means the sender fell behind
 	n=0
 	while [ "$n" -lt "$dur" ]; do
@@ -161,13 +149,7 @@ run_case() {
 		done
 		n=$((n + 1))
 	done
-	for s in $specs; do
-		set -- $(echo "$s" | tr '/' ' ')
-		eval "b1_$1=$(tc_sent "$a" "$2" "$3")"
-	done
-	t1=$(date +%s.%N)
-	for p in $pids; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
+	senders_stop "$specs"
 	tc -n "$a" qdisc del dev eth0 root 2>/dev/null || true
 
 	for CG in 0 1; do
