@@ -52,7 +52,15 @@
  * the moment the quota is first seen and repeat every p; unused runtime is not carried
  * over). Every ns a task runs is taken from the runtime of each ancestor that has a
  * quota (the v1 hierarchical rule: a child can never run longer than any ancestor's
- * quota allows). When runtime_left reaches 0 the cgroup is throttled on every CPU: it
+ * quota allows): a group with a quota runs at its rate (Σ of its grants, its whole
+ * subtree's), and what it used since its rate last changed is taken off
+ * runtime_left, rounded to whole ns, when the rate's value changes and at each of
+ * its CFS events (the same instants in an incremental and a full recompute). Its
+ * next CFS event (the period's end, or the instant the runtime runs out at the
+ * current rate, rounded up) is kept with it, computed again only when its rate,
+ * runtime, period or throttling change; the CPU timer fires at the earliest of the
+ * groups with a quota, which are kept in a list (no walk of the whole tree).
+ * When runtime_left reaches 0 the cgroup is throttled on every CPU: it
  * leaves its parent's runqueues until the next boundary (the global pool is shared by
  * all CPUs). With quota 50 ms / 100 ms a busy task on an idle machine gets 0.5 CPU: it
  * runs at 1 CPU for 50 ms and sits throttled for 50 ms.
@@ -76,8 +84,17 @@
  * Accounting. Each ns a task runs is added to the task and to its cgroup and every
  * ancestor in every hierarchy (cpuacct.usage is hierarchical; the simulator reports
  * CPU per cgroup in every hierarchy), and charged to cpuacct on the task's CPU, all
- * as user time. Rates are doubles; the time added for an interval is rounded to whole
- * ns, the same way on every machine (IEEE arithmetic in a fixed order).
+ * as user time; idle_ns is the CPUs' time less all of it. Rates are doubles. Time
+ * accrues lazily: a task keeps its rate, CPU and the instant it got them, and the
+ * time run since is added, rounded to whole ns, when its rate's value or its CPU
+ * changes (at the end of the recompute that changed it) and when the time is read:
+ * before every command (which may read cpuacct files or move the task), a task's
+ * exit, each sample and the end of the run. Rounding rule: one rounding per stretch
+ * between two such instants (the old model rounded per event; the two differ by
+ * under 1 ns per event; the shipped goldens came out unchanged). The sums are
+ * of integers, so the task = Σ-of-its-time, cgroup = Σ-of-its-tasks and
+ * idle + Σ tasks = CPUs × time identities hold exactly; the floats are IEEE
+ * arithmetic in a fixed order, the same on every machine.
  *
  * Incremental recompute. The runqueues, each task's place on them and each CPU's
  * last share are kept from one recompute to the next, and a recompute redoes only
@@ -97,8 +114,8 @@
  * randomized scenarios both ways and compares every rate after every recompute).
  * When only a CPU timer fired since the last recompute, the runnable tasks are not
  * gathered again, and quotas and shares are read again only after a control-file
- * write. What stays per event: the time accrued to every running task (rounded per
- * interval, so not deferrable), the CFS timers' walk over the groups, the balancer's
+ * write. What stays per event: settling the time of the tasks whose rate changed,
+ * a look at each group with a quota for the earliest CFS event, the balancer's
  * look at the root loads, and the water-filling of every CPU whose tree changed —
  * when a quota throttles a group, each of its CPUs, where every entity's rate
  * changes (bench_sim_events cpu_quota: ~6 CPUs of ~12 entities each per event).
@@ -128,6 +145,8 @@
 #define RUNTIME_EPS 1000 /* ns: below this a quota counts as used up */
 
 static void cpu_fire(struct sim *s, struct sim_event_src *src, uint64_t arg);
+struct cpu_state;
+static int schedule_next(struct sim *s, struct cpu_state *st);
 
 bool sim_cpu_full;
 uint64_t sim_cpu_shortcuts;
@@ -264,12 +283,13 @@ struct cpu_state {
 	uint64_t *mask;      /* allowed CPUs (bits) ... */
 	bool *any;           /* ... or any CPU */
 	uint32_t *moved;     /* == stamp: moved in this balancing round */
+	unsigned char *tflag; /* in touched */
+	int *touched;        /* tasks whose rate was written in this recompute */
+	size_t ntouched;
 	size_t ntk, ctk;
 	uint32_t stamp;
 	int *rt;             /* runnable tasks, ascending index */
 	size_t nrt;
-	int *changed;        /* tasks that changed CPU in this recompute (may repeat) */
-	size_t nchanged, cchanged;
 	int *moves;          /* tasks moved in this balancing round */
 	/* per CPU */
 	int *cpu_root;       /* the root's rq, -1 */
@@ -289,7 +309,7 @@ struct cpu_state {
 	size_t cwf;
 	struct cpu_run *runs; /* per CPU: its tasks with a rate, for sim_cpu_advance */
 	size_t nrun;         /* how many in all */
-	bool any_quota;      /* some cgroup has a CFS quota */
+	bool q_err;          /* qg could not grow */
 	uint64_t q_cfg;      /* the config writes, group count and hierarchy quotas, */
 	size_t q_ncgs;       /* shares and throttling were last read in full at */
 	struct sim_hier *q_hi;
@@ -297,6 +317,9 @@ struct cpu_state {
 	size_t nflip, cflip;
 	struct sim_task **pl; /* tasks with cpuacct_pend, to flush */
 	size_t npl, cpl;
+	sim_time settled_at; /* every task's time was settled at this instant, or -1 */
+	struct sim_cg **qg;  /* the groups with a quota, as refresh_quota found them */
+	size_t nqg, cqg;
 	/* The runnable set (rt, want, mask, any) of the last gather is reused when the
 	 * only event since was a CPU timer (throttling changed, nothing else could
 	 * have): then the tasks, their cgroups, cpusets, freezer states and affinities
@@ -348,8 +371,9 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->mask);
 	ucg_free(st->any);
 	ucg_free(st->moved);
+	ucg_free(st->tflag);
+	ucg_free(st->touched);
 	ucg_free(st->rt);
-	ucg_free(st->changed);
 	ucg_free(st->moves);
 	ucg_free(st->cpu_root);
 	ucg_free(st->chead);
@@ -367,6 +391,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->wk);
 	ucg_free(st->flip);
 	ucg_free(st->pl);
+	ucg_free(st->qg);
 	ucg_free(st);
 	s->cpu_state = NULL;
 }
@@ -396,10 +421,11 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, siz
 		size_t n = ntasks + ntasks / 2 + 16;
 		void **arr[] = { (void **)&st->tq, (void **)&st->tnext, (void **)&st->cnext,
 				 (void **)&st->want, (void **)&st->mask, (void **)&st->any,
-				 (void **)&st->moved, (void **)&st->rt, (void **)&st->moves };
+				 (void **)&st->moved, (void **)&st->rt, (void **)&st->moves,
+				 (void **)&st->tflag, (void **)&st->touched };
 		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(double),
 				sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
-				sizeof(int) };
+				sizeof(int), 1, sizeof(int) };
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
@@ -409,6 +435,7 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, siz
 		st->tq[i] = -1;
 		st->moved[i] = 0;
 		st->want[i] = 0;
+		st->tflag[i] = 0;
 	}
 	if (ntasks > st->ntk)
 		st->ntk = ntasks;
@@ -510,6 +537,20 @@ static inline void mark_alloc(struct cpu_state *st, int slot)
 	}
 }
 
+/* Every write of a task's rate goes through here: the tasks whose rate changed are
+ * listed, and at the end of the recompute those whose rate or CPU really changed
+ * have their time settled (settle_touched). */
+static inline void rate_set(struct cpu_state *st, int k, struct sim_task *t, double v)
+{
+	if (v == t->rate)
+		return;
+	if (!st->tflag[k]) {
+		st->tflag[k] = 1;
+		st->touched[st->ntouched++] = k;
+	}
+	t->rate = v;
+}
+
 /* The rq of the group in slot idx on cpu, made (empty, dirty) if it has none yet;
  * -1 when out of memory. */
 static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
@@ -570,7 +611,7 @@ static void state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi
 		size_t j;
 
 		for (j = 0; j < st->runs[i].n; j++)
-			st->runs[i].t[j]->rate = 0;
+			rate_set(st, st->runs[i].k[j], st->runs[i].t[j], 0);
 		st->runs[i].n = 0;
 		st->cpu_root[i] = st->chead[i] = st->reached[i] = -1;
 		st->reshare[i] = false;
@@ -626,7 +667,7 @@ static void task_dequeue(struct sim *s, struct cpu_state *st, int k)
 		;
 	*pp = st->cnext[k];
 	st->tq[k] = -1;
-	s->tasks[k]->rate = 0; /* a rate is its CPU's to give */
+	rate_set(st, k, s->tasks[k], 0); /* a rate is its CPU's to give */
 	mark_dirty(st, q);
 }
 
@@ -941,9 +982,6 @@ static int task_place(struct sim *s, struct cpu_state *st, int k, struct sim_cg 
 		return 0;
 	if (q >= 0)
 		task_dequeue(s, st, k);
-	if (grow((void **)&st->changed, &st->cchanged, st->nchanged + 1, sizeof(int)) < 0)
-		return -ENOMEM;
-	st->changed[st->nchanged++] = k;
 	return task_enqueue(st, k, task_slot(cg), cg, cpu);
 }
 
@@ -1105,7 +1143,7 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 	waterfill(cap, v, key, n);
 	for (i = 0; i < n; i++) {
 		if (v[i].rq < 0) {
-			s->tasks[v[i].task]->rate = v[i].a;
+			rate_set(st, v[i].task, s->tasks[v[i].task], v[i].a);
 			if (v[i].a > 0)
 				run_add(st, st->rq[q].cpu, v[i].task, s->tasks[v[i].task],
 					st->rq[q].cg);
@@ -1133,7 +1171,7 @@ static void share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	 * and may have its new CPU's already) */
 	for (i = 0; i < r->n; i++)
 		if (st->tq[r->k[i]] >= 0 && st->rq[st->tq[r->k[i]]].cpu == (int)c)
-			r->t[i]->rate = 0;
+			rate_set(st, r->k[i], r->t[i], 0);
 	r->n = 0;
 	for (q = st->reached[c]; q >= 0; q = st->rq[q].next_reached) {
 		st->rq[q].a = 0;
@@ -1145,8 +1183,10 @@ static void share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	st->reshare[c] = false;
 }
 
+static void cg_rate_set(struct sim *s, struct sim_cg *cg, double a);
+
 /* A group's alloc (and rate): its grants summed in CPU order. */
-static void alloc_sum(struct cpu_state *st, struct sim_cg *cg)
+static void alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
 {
 	double a = 0;
 	int q;
@@ -1154,16 +1194,16 @@ static void alloc_sum(struct cpu_state *st, struct sim_cg *cg)
 	for (q = st->g_first[cg->id + 1]; q >= 0; q = st->rq[q].next_of_cg)
 		a += st->rq[q].a;
 	cg->alloc = a;
-	cg->rate = a;
+	cg_rate_set(s, cg, a);
 }
 
-static void alloc_tree(struct cpu_state *st, struct sim_cg *cg)
+static void alloc_tree(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
 {
 	size_t i;
 
-	alloc_sum(st, cg);
+	alloc_sum(s, st, cg);
 	for (i = 0; i < cg->nchildren; i++)
-		alloc_tree(st, cg->children[i]);
+		alloc_tree(s, st, cg->children[i]);
 }
 
 int sim_cpulist_parse(const char *p, uint64_t *ret)
@@ -1205,11 +1245,85 @@ static void flush_task(struct sim *s, struct sim_task *t)
 	t->cpuacct_pend = 0;
 }
 
+/* Adds the time t ran since acc_since, at acc_rate on acc_cpu, rounded to whole ns:
+ * to the task, its cgroups in every hierarchy (as it is now: whatever moves a task
+ * settles every task first) and cpuacct's pending charge; idle_ns loses it. */
+static void task_settle(struct sim *s, struct cpu_state *st, struct sim_task *t)
+{
+	sim_time dt = s->now - t->acc_since;
+	int64_t ns;
+	size_t h;
+
+	t->acc_since = s->now;
+	if (dt <= 0 || t->acc_rate <= 0 || !t->alive)
+		return;
+	ns = (int64_t)(t->acc_rate * (double)dt + 0.5);
+	if (ns <= 0)
+		return;
+	t->cpu_ns += ns;
+	s->idle_ns -= ns;
+	for (h = 0; h < s->nhier; h++)
+		SIM_CG_UP(t->cg[h], cpu_ns, ns);
+	/* cpuacct through the controller, on the task's CPU, all of it user time:
+	 * gathered here and charged by sim_cpu_flush (before a command runs, a task
+	 * exits, and at the end); time run on another CPU is charged there first */
+	if (t->cpuacct_pend && t->pend_cpu != t->acc_cpu)
+		flush_task(s, t);
+	if (!t->cpuacct_pend)
+		t->pend_cpu = t->acc_cpu > 0 ? t->acc_cpu : 0;
+	t->cpuacct_pend += ns;
+	if (!t->pend_listed) {
+		if (grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
+			flush_task(s, t); /* no room to wait: charge now */
+		} else {
+			st->pl[st->npl++] = t;
+			t->pend_listed = true;
+		}
+	}
+}
+
+/* The end of a recompute: each task whose rate or CPU changed settles the time it
+ * ran at the old ones; from now on it accrues at the new. */
+static void settle_touched(struct sim *s, struct cpu_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ntouched; i++) {
+		int k = st->touched[i];
+		struct sim_task *t = s->tasks[k];
+
+		st->tflag[k] = 0;
+		if (t->rate != t->acc_rate || (t->rate > 0 && t->cpu != t->acc_cpu)) {
+			task_settle(s, st, t);
+			t->acc_rate = t->rate;
+			t->acc_cpu = t->cpu;
+		}
+	}
+	st->ntouched = 0;
+}
+
+void sim_cpu_settle(struct sim *s)
+{
+	struct cpu_state *st = s->cpu_state;
+	size_t c, i;
+
+	/* a task that starts accruing later in this instant starts from now */
+	if (!st || st->settled_at == s->now)
+		return;
+	st->settled_at = s->now;
+	/* every task with a rate is in its CPU's list (maybe in an older one too:
+	 * settling twice adds nothing) */
+	for (c = 0; c < st->ccpu; c++)
+		for (i = 0; i < st->runs[c].n; i++)
+			task_settle(s, st, st->runs[c].t[i]);
+}
+
 void sim_cpu_flush(struct sim *s)
 {
 	struct cpu_state *st = s->cpu_state;
 	size_t i;
 
+	sim_cpu_settle(s);
 	for (i = 0; st && i < st->npl; i++) {
 		flush_task(s, st->pl[i]);
 		st->pl[i]->pend_listed = false;
@@ -1220,59 +1334,65 @@ void sim_cpu_flush(struct sim *s)
 
 void sim_cpu_advance(struct sim *s, sim_time now)
 {
-	struct cpu_state *st = s->cpu_state;
 	sim_time dt = now - s->cpu_last;
-	int64_t used = 0;
-	size_t c, i, h;
 
 	if (dt <= 0)
 		return;
 	s->cpu_last = now;
-	/* the tasks with a rate, CPU by CPU (the sums are of integers: any order gives
-	 * the same figures) */
-	for (c = 0; st && st->nrun && c < st->ncpu; c++) {
-		struct cpu_run *r = &st->runs[c];
-
-		for (i = 0; i < r->n; i++) {
-			struct sim_task *t = r->t[i];
-			struct sim_cg *cg;
-			int64_t ns;
-
-			if (!t->alive || t->rate <= 0)
-				continue;
-			ns = (int64_t)(t->rate * (double)dt + 0.5);
-			if (ns <= 0)
-				continue;
-			t->cpu_ns += ns;
-			used += ns;
-			/* cpuacct through the controller, on the task's CPU, all of it user
-			 * time: gathered here and charged by sim_cpu_flush (before a command
-			 * runs, a task exits, the placement changes, and at the end) */
-			if (!t->cpuacct_pend)
-				t->pend_cpu = t->cpu > 0 ? t->cpu : 0;
-			t->cpuacct_pend += ns;
-			if (!t->pend_listed) {
-				if (grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
-					flush_task(s, t); /* no room to wait: charge now */
-				} else {
-					st->pl[st->npl++] = t;
-					t->pend_listed = true;
-				}
-			}
-			for (h = 0; h < s->nhier; h++)
-				SIM_CG_UP(t->cg[h], cpu_ns, ns);
-			/* its cpu cgroup as the last recompute found it: every event that
-			 * can move a task recomputes before time runs on */
-			if (st->any_quota)
-				for (cg = r->cg[i]; cg; cg = cg->parent)
-					if (cg->quota_ns > 0)
-						cg->runtime_left -= ns;
-		}
-	}
-	s->idle_ns += (int64_t)s->nr_cpus * dt - used;
+	s->idle_ns += (int64_t)s->nr_cpus * dt; /* less what the tasks ran, as settled */
 }
 
-static void refresh_quota(struct sim *s, struct sim_cg *cg)
+/* Takes what cg used since rt_since, at its rate then, off its runtime_left. */
+static void runtime_settle(struct sim *s, struct sim_cg *cg)
+{
+	sim_time dt = s->now - cg->rt_since;
+
+	cg->rt_since = s->now;
+	if (dt > 0 && cg->rate > 0)
+		cg->runtime_left -= (int64_t)(cg->rate * (double)dt + 0.5);
+}
+
+/* cg's next CFS event: its period's end, or the instant its runtime runs out at
+ * its rate (rounded up: used up at, not before, that instant). Its inputs change
+ * only with its rate, period, runtime or throttling, each of which calls this. */
+static void bw_calc(struct sim_cg *cg)
+{
+	sim_time pend = cg->period_start + cg->period_ns;
+
+	cg->bw_next = pend;
+	if (!cg->throttled && cg->rate > 0) {
+		double left = (double)(cg->runtime_left > 0 ? cg->runtime_left : 0);
+		sim_time d, room = pend - cg->rt_since;
+
+		/* not before the period's end: skipped without the division (the margin
+		 * covers every rounding, so the quotient below would say so too) */
+		if (room <= 0 || left >= (double)room * cg->rate * (1 + 1e-9))
+			return;
+		d = (sim_time)(left / cg->rate);
+		if ((double)d * cg->rate < left)
+			d++;
+		if (cg->rt_since + d < pend)
+			cg->bw_next = cg->rt_since + d;
+	}
+}
+
+/* A group's rate changes: a group with a quota takes the time used at the old rate
+ * off its runtime first (rounded then, so only where the rate's value changes: the
+ * same instants in an incremental recompute and a full one). */
+static void cg_rate_set(struct sim *s, struct sim_cg *cg, double a)
+{
+	if (a == cg->rate)
+		return;
+	if (cg->quota_ns > 0)
+		runtime_settle(s, cg);
+	cg->rate = a;
+	if (cg->quota_ns > 0)
+		bw_calc(cg);
+}
+
+/* Reads every group's quota again (a new or changed one starts a period now) and
+ * lists the groups that have one, in tree order. */
+static void refresh_quota(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
 {
 	size_t i;
 
@@ -1286,45 +1406,35 @@ static void refresh_quota(struct sim *s, struct sim_cg *cg)
 			 * nr_periods counts it: the summary's figure must be cpu.stat's */
 			cg->period_start = s->now;
 			cg->runtime_left = cg->quota_ns;
+			cg->rt_since = s->now;
 		}
 		if (cg->throttled && cg->quota_ns <= 0) {
 			cg->throttled = false;
 			cg->throttled_ns += s->now - cg->throttled_since;
 		}
+		if (cg->quota_ns > 0)
+			bw_calc(cg);
+	}
+	if (cg->quota_ns > 0) {
+		if (grow((void **)&st->qg, &st->cqg, st->nqg + 1, sizeof(*st->qg)) < 0)
+			st->q_err = true;
+		else
+			st->qg[st->nqg++] = cg;
 	}
 	for (i = 0; i < cg->nchildren; i++)
-		refresh_quota(s, cg->children[i]);
+		refresh_quota(s, st, cg->children[i]);
 }
 
-static sim_time next_change(struct sim *s, struct sim_cg *cg, sim_time best)
+/* The earliest CFS event of the groups with a quota (a removed group has none:
+ * it left the tree, and runs nothing) */
+static sim_time next_change(struct cpu_state *st)
 {
+	sim_time best = SIM_TIME_MAX;
 	size_t i;
 
-	if (cg->quota_ns > 0) {
-		sim_time pend = cg->period_start + cg->period_ns;
-
-		if (pend < best)
-			best = pend;
-		if (!cg->throttled && cg->rate > 0) {
-			double left = (double)(cg->runtime_left > 0 ? cg->runtime_left : 0);
-			sim_time d, t, room = best - s->now;
-
-			/* no earlier than best: skipped without the division (the margin
-			 * covers every rounding, so the quotient below would say so too) */
-			if (room <= 0 || left >= (double)room * cg->rate * (1 + 1e-9))
-				goto children;
-			d = (sim_time)(left / cg->rate);
-			if ((double)d * cg->rate < left)
-				d++; /* round up: the quota is used up at, not before, t */
-			t = s->now + d;
-
-			if (t < best)
-				best = t;
-		}
-	}
-children:
-	for (i = 0; i < cg->nchildren; i++)
-		best = next_change(s, cg->children[i], best);
+	for (i = 0; i < st->nqg; i++)
+		if (st->qg[i]->bw_next < best && !st->qg[i]->removed)
+			best = st->qg[i]->bw_next;
 	return best;
 }
 
@@ -1359,7 +1469,7 @@ static int gather(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 
 		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t, ifrz)) {
 			t->cpu = -1;
-			t->rate = 0;
+			rate_set(st, k, t, 0);
 			if (st->tq[k] >= 0)
 				task_dequeue(s, st, k);
 			continue;
@@ -1443,17 +1553,16 @@ void sim_cpu_update(struct sim *s)
 	    st->q_hi != hi) {
 		/* the configuration may have changed: quotas and shares read again,
 		 * every group checked */
-		st->any_quota = false;
+		st->nqg = 0;
 		if (hi)
-			refresh_quota(s, hi->root);
-		for (i = 0; hi && i < s->ncgs; i++) {
-			struct sim_cg *g = s->cgs[i];
-
-			if (g->hier != hi)
-				continue;
-			st->any_quota |= g->quota_ns > 0;
-			group_check(st, g);
+			refresh_quota(s, st, hi->root);
+		if (st->q_err) {
+			st->q_err = false;
+			goto out;
 		}
+		for (i = 0; hi && i < s->ncgs; i++)
+			if (s->cgs[i]->hier == hi)
+				group_check(st, s->cgs[i]);
 		st->q_cfg = s->cfg_writes;
 		st->q_ncgs = s->ncgs;
 		st->q_hi = hi;
@@ -1463,7 +1572,6 @@ void sim_cpu_update(struct sim *s)
 			group_check(st, s->cgs[st->flip[i] - 1]);
 	}
 	st->nflip = 0;
-	st->nchanged = 0;
 	if (st->gathered && st->bw_nevents && st->bw_nevents == s->nevents &&
 	    st->g_memb == s->memb_epoch && st->g_cfg == s->cfg_epoch &&
 	    st->g_ntasks == s->ntasks && st->g_ncgs == s->ncgs && st->g_nhier == s->nhier &&
@@ -1488,13 +1596,6 @@ void sim_cpu_update(struct sim *s)
 	r = balance(s, st);
 	if (r < 0)
 		goto out;
-	/* time run on a CPU is charged there before the task leaves it */
-	for (i = 0; i < st->nchanged; i++) {
-		struct sim_task *t = s->tasks[st->changed[i]];
-
-		if (t->cpuacct_pend && t->pend_cpu != t->cpu)
-			flush_task(s, t);
-	}
 	if (st->nrq + st->nrt + 1 > st->cwf) {
 		size_t n = (st->nrq + st->nrt + 1) * 2;
 		void *v = ucg_realloc(st->wf, n * sizeof(*st->wf));
@@ -1515,12 +1616,12 @@ void sim_cpu_update(struct sim *s)
 			share_cpu(s, st, (unsigned)i);
 	if (st->full_alloc) {
 		if (hi)
-			alloc_tree(st, hi->root);
+			alloc_tree(s, st, hi->root);
 		st->full_alloc = false;
 	} else {
 		for (i = 0; i < st->nalloc; i++)
 			if (st->alloc_list[i])
-				alloc_sum(st, s->cgs[st->alloc_list[i] - 1]);
+				alloc_sum(s, st, s->cgs[st->alloc_list[i] - 1]);
 	}
 	for (i = 0; i < st->nalloc; i++)
 		st->g_flags[st->alloc_list[i]] &= (unsigned char)~G_ALLOC;
@@ -1534,13 +1635,11 @@ void sim_cpu_update(struct sim *s)
 	}
 	if (sim_cpu_digesting)
 		digest(s);
-	if (hi) {
-		sim_time at = next_change(s, hi->root, SIM_TIME_MAX);
-
-		if (at != SIM_TIME_MAX)
-			r = sim_schedule(s, at, &s->cpu_ev, ++s->cpu_gen);
-	}
+	if (hi)
+		r = schedule_next(s, st);
 out:
+	if (st)
+		settle_touched(s, st);
 	if (r < 0) {
 		if (st)
 			st->valid = false; /* half-done: rebuild from scratch next time */
@@ -1578,70 +1677,79 @@ static void note_flip(struct sim *s, struct sim_cg *cg)
 	st->flip[st->nflip++] = cg->id + 1;
 }
 
-/* Period boundaries and quotas running out, at now; true when a group's throttling
- * changed (the rates must be recomputed). */
+/* Period boundaries and a quota running out, at now, for one group whose next CFS
+ * event is due; true when its throttling changed (the rates must be recomputed). */
 static bool bandwidth_tick(struct sim *s, struct sim_cg *cg)
 {
 	bool changed = false;
-	size_t i;
 
-	if (cg->quota_ns > 0) {
-		while (s->now >= cg->period_start + cg->period_ns) {
-			int was = cg->throttled;
-			int64_t thr = was ? s->now - cg->throttled_since : 0;
-			/* the kernel's period timer counts only periods the group was active in */
-			bool active = was || cg->runtime_left < cg->quota_ns;
+	runtime_settle(s, cg);
+	while (s->now >= cg->period_start + cg->period_ns) {
+		int was = cg->throttled;
+		int64_t thr = was ? s->now - cg->throttled_since : 0;
+		/* the kernel's period timer counts only periods the group was active in */
+		bool active = was || cg->runtime_left < cg->quota_ns;
 
-			cg->period_start += cg->period_ns;
-			cg->runtime_left = cg->quota_ns;
-			if (was) {
-				changed = true;
-				cg->throttled = false;
-				note_flip(s, cg);
-				/* throttled_time sums the throttled runqueues, one per CPU */
-				cg->throttled_ns += thr * cg->thr_cpus;
-				local_throttled(s, cg, thr, cg->thr_cpus);
-			}
-			if (active) {
-				cg->nr_periods++;
-				ucg_cpu_account_period_path(s->e, cg->hier->h, cg->path, was,
-							    (uint64_t)(thr * cg->thr_cpus), 0);
-			}
-		}
-		if (!cg->throttled && cg->runtime_left <= RUNTIME_EPS && cg->rate > 0) {
+		cg->period_start += cg->period_ns;
+		cg->runtime_left = cg->quota_ns;
+		if (was) {
 			changed = true;
-			cg->throttled = true;
+			cg->throttled = false;
 			note_flip(s, cg);
-			cg->nr_throttled++;
-			cg->throttled_since = s->now;
-			cg->thr_cpus = cg->nr_active ? cg->nr_active : 1;
+			/* throttled_time sums the throttled runqueues, one per CPU */
+			cg->throttled_ns += thr * cg->thr_cpus;
+			local_throttled(s, cg, thr, cg->thr_cpus);
+		}
+		if (active) {
+			cg->nr_periods++;
+			ucg_cpu_account_period_path(s->e, cg->hier->h, cg->path, was,
+						    (uint64_t)(thr * cg->thr_cpus), 0);
 		}
 	}
-	for (i = 0; i < cg->nchildren; i++)
-		changed |= bandwidth_tick(s, cg->children[i]);
+	if (!cg->throttled && cg->runtime_left <= RUNTIME_EPS && cg->rate > 0) {
+		changed = true;
+		cg->throttled = true;
+		note_flip(s, cg);
+		cg->nr_throttled++;
+		cg->throttled_since = s->now;
+		cg->thr_cpus = cg->nr_active ? cg->nr_active : 1;
+	}
+	bw_calc(cg);
 	return changed;
+}
+
+/* Schedules the CPU timer at the earliest CFS event. */
+static int schedule_next(struct sim *s, struct cpu_state *st)
+{
+	sim_time at = next_change(st);
+
+	return at == SIM_TIME_MAX ? 0 : sim_schedule(s, at, &s->cpu_ev, ++s->cpu_gen);
 }
 
 static void cpu_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 {
-	struct sim_hier *hi = sim_hier_of(s, SIM_SS_CPU);
-	sim_time at;
+	struct cpu_state *st = s->cpu_state;
+	bool changed = false;
+	size_t i;
 
 	(void)src;
-	if (arg != s->cpu_gen || !hi)
+	if (arg != s->cpu_gen || !st || !sim_hier_of(s, SIM_SS_CPU))
 		return;
-	if (bandwidth_tick(s, hi->root)) {
-		struct cpu_state *st = s->cpu_state;
+	for (i = 0; i < st->nqg; i++) {
+		struct sim_cg *cg = st->qg[i];
 
+		if (cg->bw_next <= s->now && !cg->removed)
+			changed |= bandwidth_tick(s, cg);
+	}
+	if (changed) {
 		/* the first event since the last recompute, and the only one if the
 		 * recompute follows it: the runnable set still holds */
-		if (st && !s->cpu_dirty && s->nevents == st->upd_nevents)
+		if (!s->cpu_dirty && s->nevents == st->upd_nevents)
 			st->bw_nevents = s->nevents + 1;
 		s->cpu_dirty = true;
 		return;
 	}
 	/* only new periods began: the rates hold, the next change moves */
-	at = next_change(s, hi->root, SIM_TIME_MAX);
-	if (at != SIM_TIME_MAX && sim_schedule(s, at, &s->cpu_ev, ++s->cpu_gen) < 0)
+	if (schedule_next(s, st) < 0)
 		sim_fail(s, 0, -ENOMEM, "cpu model");
 }

@@ -851,6 +851,7 @@ static void sample_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 {
 	(void)src;
 	(void)arg;
+	sim_cpu_settle(s); /* the samples read cgroups' CPU time */
 	sim_sample_take(s);
 	if (s->now + s->sample_every <= s->end)
 		sim_schedule(s, s->now + s->sample_every, &s->sample_ev, 0);
@@ -910,6 +911,7 @@ int sim_run(struct sim *s, struct sim_err *err)
 	if (!s->stopped && s->run_err == 0) {
 		sim_cpu_advance(s, s->end);
 		s->now = s->end;
+		sim_cpu_settle(s);
 		if (s->samples && s->nsamples && s->samples[s->nsamples - 1].t != s->end)
 			sim_sample_take(s);
 	}

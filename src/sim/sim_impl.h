@@ -74,6 +74,8 @@ struct sim_cg {
 	unsigned thr_cpus;      /* nr_active when it was throttled */
 	int64_t local_throttled_ns; /* cpu.stat.local: its runqueues throttled, CPU-summed */
 	double alloc, rate;     /* CPUs granted: summed over its runqueues, and current */
+	sim_time rt_since;      /* runtime_left is as of this instant (used at rate since) */
+	sim_time bw_next;       /* its next period end or quota exhaustion (cpu.c) */
 
 	/* block model (blk.c): per-device throttle clock and fair-queue virtual time */
 	sim_time thr_next[SIM_MAX_DEV];
@@ -121,12 +123,15 @@ struct sim_io {
 enum { SIM_IO_READ, SIM_IO_WRITE, SIM_IO_READ_DIRECT, SIM_IO_WRITE_DIRECT };
 
 struct sim_task {
-	/* what sim_cpu_advance touches for every running task at every event, together
-	 * (one cache line with the first hierarchies' cgroups) */
 	bool alive;
 	bool pend_listed;        /* in cpu.c's list of tasks with pending time */
 	int cpu;                 /* the CPU it is queued on while runnable, -1 none */
 	double rate;             /* CPUs granted now */
+	/* CPU time accrues lazily (cpu.c): at acc_rate on CPU acc_cpu since acc_since,
+	 * added to cpu_ns when the rate or CPU changes or the time is read */
+	double acc_rate;
+	sim_time acc_since;
+	int acc_cpu;
 	int64_t cpu_ns;
 	int64_t cpuacct_pend;    /* ns run on CPU pend_cpu, not yet charged to cpuacct */
 	int pend_cpu;
@@ -394,9 +399,13 @@ void sim_cpu_init(struct sim *s);
 void sim_cpu_fini(struct sim *s);
 /* "0-1,3" into bits; 0 or -EINVAL (CPUs 0..63 only). */
 int sim_cpulist_parse(const char *list, uint64_t *ret);
-/* Accrues CPU time at the current rates up to now. */
+/* Moves the CPU model's clock to now (idle_ns counts every CPU's time; the time
+ * tasks run is taken off it when it is settled). */
 void sim_cpu_advance(struct sim *s, sim_time now);
-/* Charges the CPU time accrued so far to the cpuacct controller. */
+/* Adds the CPU time accrued so far to the tasks, their cgroups and idle_ns (which
+ * are otherwise behind: time accrues lazily). */
+void sim_cpu_settle(struct sim *s);
+/* sim_cpu_settle, then charges the CPU time so far to the cpuacct controller. */
 void sim_cpu_flush(struct sim *s);
 /* Recomputes the rates (after anything that changes demand or configuration) and
  * schedules the next change. */
