@@ -71,17 +71,30 @@ void ucg_buf_putc(struct ucg_buf *b, char c)
 	ucg_buf_append(b, &c, 1);
 }
 
+/* One vsnprintf into the spare room when it fits (the usual case), a second only when
+ * it did not: formatting was the largest cost of reading a small control file. */
 void ucg_buf_vprintf(struct ucg_buf *b, const char *fmt, va_list ap)
 {
 	va_list aq;
+	size_t room;
 	int n;
 
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n < 0 || reserve(b, (size_t)n) < 0)
+	if (reserve(b, 0) < 0)
 		return;
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	room = b->cap - b->len;
+	va_copy(aq, ap);
+	n = vsnprintf(b->data + b->len, room, fmt, aq);
+	va_end(aq);
+	if (n < 0) {
+		b->data[b->len] = '\0';
+		return;
+	}
+	if ((size_t)n >= room) {
+		b->data[b->len] = '\0';
+		if (reserve(b, (size_t)n) < 0)
+			return;
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	}
 	b->len += (size_t)n;
 }
 
@@ -92,6 +105,26 @@ void ucg_buf_printf(struct ucg_buf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	ucg_buf_vprintf(b, fmt, ap);
 	va_end(ap);
+}
+
+void ucg_buf_put_u64(struct ucg_buf *b, uint64_t v)
+{
+	char tmp[20], *p = tmp + sizeof(tmp);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	ucg_buf_append(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+void ucg_buf_put_s64(struct ucg_buf *b, int64_t v)
+{
+	if (v < 0) {
+		ucg_buf_putc(b, '-');
+		ucg_buf_put_u64(b, -(uint64_t)v);
+	} else {
+		ucg_buf_put_u64(b, (uint64_t)v);
+	}
 }
 
 int ucg_buf_error(const struct ucg_buf *b)

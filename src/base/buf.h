@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdint.h>
 
 struct ucg_buf {
 	char *data; /* NUL-terminated; NULL until the first append */
@@ -26,6 +27,9 @@ void ucg_buf_putc(struct ucg_buf *b, char c);
 void ucg_buf_printf(struct ucg_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ucg_buf_vprintf(struct ucg_buf *b, const char *fmt, va_list ap);
+/* Decimal, as printf's %llu / %lld would print it, without printf's cost. */
+void ucg_buf_put_u64(struct ucg_buf *b, uint64_t v);
+void ucg_buf_put_s64(struct ucg_buf *b, int64_t v);
 /* 0, or -ENOMEM if any append failed. */
 int ucg_buf_error(const struct ucg_buf *b);
 /* Hands the data to the caller (who frees it with ucg_free) and empties b. */

@@ -30,7 +30,7 @@ static int name_match(const struct ucg_hnode *n, const void *key)
 	const struct ucg_cgroup *cg = ucg_container_of(n, struct ucg_cgroup, name_node);
 	const struct name_key *k = key;
 
-	return strlen(cg->name) == k->len && !memcmp(cg->name, k->name, k->len);
+	return cg->name_len == k->len && !memcmp(cg->name, k->name, k->len);
 }
 
 struct ucg_cgroup *ucg_cgroup_find_child(const struct ucg_cgroup *cg, const char *name,
@@ -72,7 +72,7 @@ int ucg_cgroup_find_file(const struct ucg_cgroup *cg, const char *name, size_t l
 	hi = n - 1;
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
-		size_t fl = strlen(f[mid].name);
+		size_t fl = f[mid].name_len;
 		int c = memcmp(f[mid].name, name, fl < len ? fl : len);
 
 		if (!c)
@@ -178,6 +178,7 @@ static struct ucg_cgroup *cgroup_alloc(struct ucg_hierarchy *h, const char *name
 		ucg_free(cg);
 		return NULL;
 	}
+	cg->name_len = len;
 	cg->h = h;
 	cg->serial = ++h->e->serial;
 	ucg_list_init(&cg->children);
@@ -338,6 +339,7 @@ int ucg_cgroup_rename(struct ucg_cgroup *cg, const char *name, size_t len)
 	(void)r;
 	ucg_free(cg->name);
 	cg->name = copy;
+	cg->name_len = len;
 	return 0;
 }
 

@@ -42,31 +42,31 @@ static int dir_access(const struct ucg_cred *c, const struct ucg_cgroup *cg, int
 	return ucg_perm_check(c, cg->mode, cg->uid, cg->gid, 1, want);
 }
 
-/* Splits off the next component of *p (skipping slashes). 0 when none is left. */
-static size_t next_component(const char **p, const char **comp)
+/* Splits off the next component of *p (skipping slashes) before end. 0 when none is
+ * left. A plain loop: components are short, and this runs for every path lookup. */
+static size_t next_component(const char **p, const char *end, const char **comp)
 {
-	const char *s = *p;
-	size_t len;
+	const char *s = *p, *e;
 
-	while (*s == '/')
+	while (s < end && *s == '/')
 		s++;
-	len = strcspn(s, "/");
+	for (e = s; e < end && *e != '/'; e++)
+		;
 	*comp = s;
-	*p = s + len;
-	return len;
+	*p = e;
+	return (size_t)(e - s);
 }
 
-static int resolve(struct ucg_hierarchy *h, const char *path, const struct ucg_cred *cred,
-		   struct target *ret)
+/* Resolves the first len bytes of path (which starts with '/'). */
+static int resolve_n(struct ucg_hierarchy *h, const char *path, size_t plen,
+		     const struct ucg_cred *cred, struct target *ret)
 {
 	struct ucg_cgroup *cur = h->root;
-	const char *p = path, *comp;
+	const char *p = path, *end = path + plen, *comp;
 	size_t len;
 	int r;
 
-	if (!path || path[0] != '/')
-		return -EINVAL;
-	while ((len = next_component(&p, &comp))) {
+	while ((len = next_component(&p, end, &comp))) {
 		struct ucg_cgroup *child;
 		int idx;
 
@@ -81,9 +81,9 @@ static int resolve(struct ucg_hierarchy *h, const char *path, const struct ucg_c
 		idx = ucg_cgroup_find_file(cur, comp, len);
 		if (idx < 0)
 			return -ENOENT;
-		while (*p == '/')
+		while (p < end && *p == '/')
 			p++;
-		if (*p)
+		if (p < end)
 			return -ENOTDIR; /* a component follows a file */
 		ret->cg = cur;
 		ret->file = idx;
@@ -94,14 +94,20 @@ static int resolve(struct ucg_hierarchy *h, const char *path, const struct ucg_c
 	return 0;
 }
 
+static int resolve(struct ucg_hierarchy *h, const char *path, const struct ucg_cred *cred,
+		   struct target *ret)
+{
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	return resolve_n(h, path, strlen(path), cred, ret);
+}
+
 /* Resolves everything but the last component, which must be a plain name. */
 static int resolve_parent(struct ucg_hierarchy *h, const char *path, const struct ucg_cred *cred,
 			  struct ucg_cgroup **ret_parent, const char **ret_name, size_t *ret_len)
 {
 	const char *end, *slash, *name;
 	struct target t;
-	char *dir;
-	size_t dlen;
 	int r;
 
 	if (!path || path[0] != '/')
@@ -115,12 +121,7 @@ static int resolve_parent(struct ucg_hierarchy *h, const char *path, const struc
 	name = slash;
 	if (name == end)
 		return -EBUSY; /* the root itself */
-	dlen = (size_t)(slash - path);
-	dir = ucg_strndup(path, dlen);
-	if (!dir)
-		return -ENOMEM;
-	r = resolve(h, dir, cred, &t);
-	ucg_free(dir);
+	r = resolve_n(h, path, (size_t)(slash - path), cred, &t);
 	if (r < 0)
 		return r;
 	if (t.file >= 0)
@@ -239,12 +240,14 @@ int ucg_fs_readdir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *pa
 	return 0;
 }
 
-int ucg_fs_open(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path, int flags,
-		const struct ucg_cred *cred, struct ucg_file **ret)
+/* ucg_fs_open's checks and set-up into a caller's struct (taking the cgroup
+ * reference): read_all and write_all keep theirs on the stack, so a whole-file read or
+ * write allocates nothing of its own. */
+static int open_file(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path, int flags,
+		     const struct ucg_cred *cred, struct ucg_file *f)
 {
 	struct target t;
 	const struct ucg_dirfile *df;
-	struct ucg_file *f;
 	int r, n, want = 0, acc = flags & O_ACCMODE;
 
 	r = resolve(h, path, cred, &t);
@@ -263,9 +266,7 @@ int ucg_fs_open(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 	if (r < 0)
 		return r;
 	df = &ucg_cgroup_files(t.cg, &n)[t.file];
-	f = ucg_calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
+	memset(f, 0, sizeof(*f));
 	f->e = e;
 	f->cg = t.cg;
 	ucg_cgroup_get(t.cg);
@@ -279,6 +280,29 @@ int ucg_fs_open(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 	f->of.cred.groups = NULL; /* not owned; attach rules need only the ids */
 	f->of.cred.ngroups = 0;
 	ucg_buf_init(&f->snapshot);
+	return 0;
+}
+
+static void close_file(struct ucg_file *f)
+{
+	ucg_buf_fini(&f->snapshot);
+	ucg_cgroup_put(f->cg);
+}
+
+int ucg_fs_open(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path, int flags,
+		const struct ucg_cred *cred, struct ucg_file **ret)
+{
+	struct ucg_file tmp, *f;
+	int r = open_file(e, h, path, flags, cred, &tmp);
+
+	if (r < 0)
+		return r;
+	f = ucg_calloc(1, sizeof(*f));
+	if (!f) {
+		close_file(&tmp);
+		return -ENOMEM;
+	}
+	*f = tmp;
 	*ret = f;
 	return 0;
 }
@@ -293,6 +317,32 @@ static int file_gone(const struct ucg_file *f)
 static void bind_css(struct ucg_file *f)
 {
 	f->of.css = f->ss ? f->cg->css[f->ss->id] : NULL;
+}
+
+/* The checks before a read, then the whole content appended to into. */
+static int show_into(struct ucg_file *f, struct ucg_buf *into)
+{
+	int r = 0;
+
+	if (file_gone(f))
+		return -ENODEV;
+	if ((f->flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	if (!f->cft->show && !f->cft->read_u64 && !f->cft->read_s64)
+		return -EINVAL;
+	bind_css(f);
+	if (f->cft->show) {
+		r = f->cft->show(&f->of, into);
+	} else if (f->cft->read_u64) {
+		ucg_buf_put_u64(into, f->cft->read_u64(&f->of));
+		ucg_buf_putc(into, '\n');
+	} else {
+		ucg_buf_put_s64(into, f->cft->read_s64(&f->of));
+		ucg_buf_putc(into, '\n');
+	}
+	if (r == 0)
+		r = ucg_buf_error(into);
+	return r;
 }
 
 ssize_t ucg_fs_read(struct ucg_file *f, char *buf, size_t size, off_t off)
@@ -310,17 +360,7 @@ ssize_t ucg_fs_read(struct ucg_file *f, char *buf, size_t size, off_t off)
 		return -EINVAL;
 	if (!f->have_snapshot || off == 0) {
 		ucg_buf_reset(&f->snapshot);
-		bind_css(f);
-		r = 0;
-		if (f->cft->show)
-			r = f->cft->show(&f->of, &f->snapshot);
-		else if (f->cft->read_u64)
-			ucg_buf_printf(&f->snapshot, "%llu\n",
-				       (unsigned long long)f->cft->read_u64(&f->of));
-		else
-			ucg_buf_printf(&f->snapshot, "%lld\n", (long long)f->cft->read_s64(&f->of));
-		if (r == 0)
-			r = ucg_buf_error(&f->snapshot);
+		r = show_into(f, &f->snapshot);
 		if (r < 0)
 			return r;
 		f->have_snapshot = 1;
@@ -403,8 +443,7 @@ void ucg_fs_release(struct ucg_file *f)
 {
 	if (!f)
 		return;
-	ucg_buf_fini(&f->snapshot);
-	ucg_cgroup_put(f->cg);
+	close_file(f);
 	ucg_free(f);
 }
 
@@ -649,37 +688,49 @@ int ucg_fs_read_all(struct ucg_engine *e, struct ucg_hierarchy *h, const char *p
 	return ucg_fs_read_all_flags(e, h, path, O_RDONLY, cred, out);
 }
 
+/* The same result as open, read to the end and release, without the open file's
+ * allocations: an empty out receives the content directly (a show handler sees an
+ * empty buffer, as at open); a failed or empty read leaves out as it was. */
 int ucg_fs_read_all_flags(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 			  int flags, const struct ucg_cred *cred, struct ucg_buf *out)
 {
-	struct ucg_file *f;
-	char chunk[4096];
-	off_t off = 0;
-	ssize_t n;
-	int r = ucg_fs_open(e, h, path, flags, cred, &f);
+	struct ucg_file f;
+	int r = open_file(e, h, path, flags, cred, &f);
 
 	if (r < 0)
 		return r;
-	while ((n = ucg_fs_read(f, chunk, sizeof(chunk), off)) > 0) {
-		ucg_buf_append(out, chunk, (size_t)n);
-		off += n;
+	if (out->len == 0 && !out->failed) {
+		int had_data = out->data != NULL;
+
+		r = show_into(&f, out);
+		if (r < 0 || out->len == 0) {
+			/* as if nothing had been appended: data stays NULL if it was */
+			if (had_data)
+				ucg_buf_reset(out);
+			else
+				ucg_buf_fini(out);
+		}
+	} else {
+		r = show_into(&f, &f.snapshot);
+		if (r == 0) {
+			ucg_buf_append(out, f.snapshot.data, f.snapshot.len);
+			r = ucg_buf_error(out);
+		}
 	}
-	ucg_fs_release(f);
-	if (n < 0)
-		return (int)n;
-	return ucg_buf_error(out);
+	close_file(&f);
+	return r;
 }
 
 int ucg_fs_write_all(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 		     const struct ucg_cred *cred, const char *data, size_t len)
 {
-	struct ucg_file *f;
+	struct ucg_file f;
 	ssize_t n;
-	int r = ucg_fs_open(e, h, path, O_WRONLY, cred, &f);
+	int r = open_file(e, h, path, O_WRONLY, cred, &f);
 
 	if (r < 0)
 		return r;
-	n = ucg_fs_write(f, data, len);
-	ucg_fs_release(f);
+	n = ucg_fs_write(&f, data, len);
+	close_file(&f);
 	return n < 0 ? (int)n : 0;
 }

@@ -115,6 +115,7 @@ static int build_files(uint32_t ss_mask, unsigned flags, int root, struct ucg_di
 				snprintf(f[n].name, len, "%s.%s", ss->name, cft->name);
 			else
 				snprintf(f[n].name, len, "%s", cft->name);
+			f[n].name_len = strlen(f[n].name);
 			f[n].cft = cft;
 			f[n].ss = ss;
 			n++;

@@ -43,6 +43,7 @@ struct ucg_dirfile {
 	const struct ucg_cftype *cft;
 	const struct ucg_subsys *ss;
 	char *name; /* full name, prefix included */
+	size_t name_len; /* strlen(name): every path lookup compares against it */
 };
 
 struct ucg_hierarchy {
@@ -75,6 +76,7 @@ struct ucg_cgroup {
 	struct ucg_hierarchy *h;
 	struct ucg_cgroup *parent; /* NULL for the root */
 	char *name;                /* "" for the root */
+	size_t name_len;           /* strlen(name), kept for lookups */
 	uint64_t serial;           /* unique in the engine; inode numbers derive from it */
 	struct ucg_list sibling;   /* in parent->children, creation order */
 	struct ucg_list children;
