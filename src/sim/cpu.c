@@ -226,14 +226,15 @@ struct rq {
 	double w;            /* its group entity's weight on this CPU */
 	double u;            /* min(1, d) */
 	double a;            /* CPUs its entity got in the last share of this CPU, else 0 */
+	uint32_t hstamp;     /* == cpu_state.stamp: hval is task_h_load's answer for a */
+	double hwant, hval;  /* task of demand hwant queued here, this balancing round */
 };
 
-/* The tasks one CPU's last share gave a rate, each with its cpu cgroup (NULL: none).
+/* The tasks one CPU's last share gave a rate, with their indexes.
  * Every task with a rate is in its CPU's list: a task that leaves a CPU loses its
  * rate, and a share starts by taking the rates of the tasks in the list. */
 struct cpu_run {
 	struct sim_task **t;
-	struct sim_cg **cg;
 	int *k;
 	size_t n, cap;
 };
@@ -307,7 +308,7 @@ struct cpu_state {
 	struct went *wf;     /* water-filling scratch: entities ... */
 	struct wkey *wk;     /* ... and their order */
 	size_t cwf;
-	struct cpu_run *runs; /* per CPU: its tasks with a rate, for sim_cpu_advance */
+	struct cpu_run *runs; /* per CPU: its tasks with a rate, for sim_cpu_settle */
 	size_t nrun;         /* how many in all */
 	bool q_err;          /* qg could not grow */
 	uint64_t q_cfg;      /* the config writes, group count and hierarchy quotas, */
@@ -383,7 +384,6 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->cpu_load);
 	for (i = 0; st->runs && i < st->ccpu; i++) {
 		ucg_free(st->runs[i].t);
-		ucg_free(st->runs[i].cg);
 		ucg_free(st->runs[i].k);
 	}
 	ucg_free(st->runs);
@@ -807,18 +807,30 @@ static int groups_redo(struct sim *s, struct cpu_state *st)
  * group holds it. */
 static double task_h_load(struct cpu_state *st, int k)
 {
-	int q = st->tq[k];
+	int q0 = st->tq[k], q = q0;
 	double h = NICE0 * st->want[k];
+	struct rq *r0 = &st->rq[q0];
 
+	/* the loads hold for the whole round (the balancer moves tasks after it): the
+	 * answer for a task of the same demand on the same rq is the same, bit for bit */
+	if (r0->hstamp == st->stamp && r0->hwant == st->want[k])
+		return r0->hval;
 	while (st->rq[q].parent >= 0) {
 		int p = st->rq[q].parent;
 
-		if (st->rq[q].load <= 0 || st->rq[p].load <= 0)
-			return 0;
+		if (st->rq[q].load <= 0 || st->rq[p].load <= 0) {
+			h = 0;
+			break;
+		}
 		h *= st->rq[q].w * st->rq[q].u / st->rq[q].load;
 		q = p;
 	}
-	return st->cpu_root[st->rq[q].cpu] == q ? h : 0;
+	if (st->rq[q].parent < 0 && st->cpu_root[st->rq[q].cpu] != q)
+		h = 0;
+	r0->hstamp = st->stamp;
+	r0->hwant = st->want[k];
+	r0->hval = h;
+	return h;
 }
 
 static bool allowed(const struct cpu_state *st, int k, unsigned cpu)
@@ -1000,9 +1012,11 @@ static int balance(struct sim *s, struct cpu_state *st)
 		if (round == BALANCE_ROUNDS || s->nr_cpus == 1)
 			return 0;
 		if (++st->stamp == 0) {
-			/* the stamps wrapped: no task may look moved */
+			/* the stamps wrapped: no task may look moved, no rq's h_load known */
 			for (i = 0; i < st->ntk; i++)
 				st->moved[i] = 0;
+			for (i = 0; i < st->nrq; i++)
+				st->rq[i].hstamp = 0;
 			st->stamp = 1;
 		}
 		while (moves < s->nr_cpus && (k = balance_move(s, st)) >= 0)
@@ -1042,9 +1056,16 @@ static int wkey_cmp(const void *pa, const void *pb)
  * (sorted here). */
 static void waterfill(double cap, struct went *v, struct wkey *k, size_t n)
 {
-	double W = 0;
+	double W = 0, ratio;
 	size_t i;
 
+	if (n == 1) {
+		/* alone: its demand or the whole capacity */
+		v[0].a = v[0].d < cap ? v[0].d : cap;
+		if (v[0].a < 0)
+			v[0].a = 0;
+		return;
+	}
 	if (n > 16) {
 		qsort(k, n, sizeof(*k), wkey_cmp);
 	} else {
@@ -1061,21 +1082,28 @@ static void waterfill(double cap, struct went *v, struct wkey *k, size_t n)
 	}
 	for (i = 0; i < n; i++)
 		W += v[k[i].i].w;
+	/* the entities whose demand is below their fair share get it, in order */
 	for (i = 0; i < n; i++) {
 		struct went *e = &v[k[i].i];
 		double fair = W > 0 ? cap * e->w / W : 0;
 
-		e->a = e->d < fair ? e->d : fair;
-		if (e->a < 0)
-			e->a = 0;
+		if (!(e->d < fair))
+			break;
+		e->a = e->d > 0 ? e->d : 0;
 		cap -= e->a;
 		W -= e->w;
 	}
+	/* the rest want at least their fair share (they come by ascending d/w, and
+	 * giving one its fair share leaves cap/W as it was): each gets its weight
+	 * times what is left per unit of weight, one division for all */
+	ratio = W > 0 && cap > 0 ? cap / W : 0;
+	for (; i < n; i++)
+		v[k[i].i].a = v[k[i].i].w * ratio;
 }
 
 /* Lists task k (t) with a rate on cpu; a task left out for want of memory is charged
  * no time (the run fails: st->run_err). */
-static void run_add(struct cpu_state *st, int cpu, int k, struct sim_task *t, struct sim_cg *cg)
+static void run_add(struct cpu_state *st, int cpu, int k, struct sim_task *t)
 {
 	struct cpu_run *r = &st->runs[cpu];
 
@@ -1086,9 +1114,6 @@ static void run_add(struct cpu_state *st, int cpu, int k, struct sim_task *t, st
 		v = ucg_realloc(r->t, n * sizeof(*r->t));
 		if (v)
 			r->t = v;
-		v = v ? ucg_realloc(r->cg, n * sizeof(*r->cg)) : NULL;
-		if (v)
-			r->cg = v;
 		v = v ? ucg_realloc(r->k, n * sizeof(*r->k)) : NULL;
 		if (!v) {
 			st->run_err = true;
@@ -1098,7 +1123,6 @@ static void run_add(struct cpu_state *st, int cpu, int k, struct sim_task *t, st
 		r->cap = n;
 	}
 	r->t[r->n] = t;
-	r->cg[r->n] = cg;
 	r->k[r->n++] = k;
 }
 
@@ -1145,8 +1169,7 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 		if (v[i].rq < 0) {
 			rate_set(st, v[i].task, s->tasks[v[i].task], v[i].a);
 			if (v[i].a > 0)
-				run_add(st, st->rq[q].cpu, v[i].task, s->tasks[v[i].task],
-					st->rq[q].cg);
+				run_add(st, st->rq[q].cpu, v[i].task, s->tasks[v[i].task]);
 		} else {
 			struct rq *r = &st->rq[v[i].rq];
 
