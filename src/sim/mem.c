@@ -113,14 +113,16 @@ void sim_mem_fini(struct sim *s)
 	size_t i;
 
 	for (i = 0; i < s->nfiles; i++) {
-		ucg_free(s->files[i]->frames);
+		uint64_t c;
+
+		for (c = 0; c < s->files[i]->nmap; c++)
+			ucg_free(s->files[i]->map[c]);
+		ucg_free(s->files[i]->map);
 		ucg_free(s->files[i]->name);
 		ucg_free(s->files[i]);
 	}
 	ucg_free(s->files);
-	ucg_free(s->frames);
-	ucg_free(s->frame_act);
-	ucg_free(s->records);
+	sim_frames_fini(s);
 	ucg_free(s->dirty_fifo);
 }
 
@@ -154,24 +156,24 @@ static inline bool reclaim_counted(uint32_t fl)
 
 static void act_unlink_on(struct sim *s, uint32_t f)
 {
-	struct sim_frame_act *a = &s->frame_act[f];
+	struct sim_frame_act *a = sim_fr_act(s, f);
 
 	if (a->prev != SIM_NO_FRAME)
-		s->frame_act[a->prev].next = a->next;
+		sim_fr_act(s, a->prev)->next = a->next;
 	else
 		s->act_head = a->next;
 	if (a->next != SIM_NO_FRAME)
-		s->frame_act[a->next].prev = a->prev;
+		sim_fr_act(s, a->next)->prev = a->prev;
 	else
 		s->act_tail = a->prev;
 	if (s->act_hint == f)
 		s->act_hint = a->prev;
-	s->frames[f].flags &= ~SIM_PG_ACT;
+	sim_fr(s, f)->flags &= ~SIM_PG_ACT;
 }
 
 static inline void act_unlink(struct sim *s, uint32_t f)
 {
-	if (s->frames[f].flags & SIM_PG_ACT)
+	if (sim_fr(s, f)->flags & SIM_PG_ACT)
 		act_unlink_on(s, f);
 }
 
@@ -181,47 +183,47 @@ static inline void act_unlink(struct sim *s, uint32_t f)
  * the page put back last when that one is older. */
 static void act_insert(struct sim *s, uint32_t f)
 {
-	struct sim_frame_act *a = &s->frame_act[f];
+	struct sim_frame_act *a = sim_fr_act(s, f);
 	uint32_t at = s->act_head;
 
-	if (s->act_hint != SIM_NO_FRAME && s->frame_act[s->act_hint].lru_seq < a->lru_seq)
+	if (s->act_hint != SIM_NO_FRAME && sim_fr_act(s, s->act_hint)->lru_seq < a->lru_seq)
 		at = s->act_hint;
 
-	while (at != SIM_NO_FRAME && s->frame_act[at].lru_seq < a->lru_seq)
-		at = s->frame_act[at].next;
+	while (at != SIM_NO_FRAME && sim_fr_act(s, at)->lru_seq < a->lru_seq)
+		at = sim_fr_act(s, at)->next;
 	a->next = at;
-	a->prev = at != SIM_NO_FRAME ? s->frame_act[at].prev : s->act_tail;
+	a->prev = at != SIM_NO_FRAME ? sim_fr_act(s, at)->prev : s->act_tail;
 	if (a->prev != SIM_NO_FRAME)
-		s->frame_act[a->prev].next = f;
+		sim_fr_act(s, a->prev)->next = f;
 	else
 		s->act_head = f;
 	if (at != SIM_NO_FRAME)
-		s->frame_act[at].prev = f;
+		sim_fr_act(s, at)->prev = f;
 	else
 		s->act_tail = f;
-	s->frames[f].flags |= SIM_PG_ACT;
+	sim_fr(s, f)->flags |= SIM_PG_ACT;
 	s->act_hint = f;
 }
 
 static void act_append(struct sim *s, uint32_t f)
 {
-	struct sim_frame_act *a = &s->frame_act[f];
+	struct sim_frame_act *a = sim_fr_act(s, f);
 
 	a->lru_seq = ++s->lru_seq;
 	a->next = SIM_NO_FRAME;
 	a->prev = s->act_tail;
 	if (s->act_tail != SIM_NO_FRAME)
-		s->frame_act[s->act_tail].next = f;
+		sim_fr_act(s, s->act_tail)->next = f;
 	else
 		s->act_head = f;
 	s->act_tail = f;
-	s->frames[f].flags |= SIM_PG_ACT;
+	sim_fr(s, f)->flags |= SIM_PG_ACT;
 }
 
 /* Sets a cached page's flags, keeping reclaim_tree and the act list */
 static inline void frame_flags(struct sim *s, uint32_t f, uint32_t fl)
 {
-	struct sim_frame *fr = &s->frames[f];
+	struct sim_frame *fr = sim_fr(s, f);
 	uint32_t old = fr->flags;
 	bool was, now;
 
@@ -245,10 +247,10 @@ static inline void frame_flags(struct sim *s, uint32_t f, uint32_t fl)
 /* The act list's side of f joining the LRU's tail */
 static void act_add_tail(struct sim *s, uint32_t f)
 {
-	if (reclaim_counted(s->frames[f].flags))
+	if (reclaim_counted(sim_fr(s, f)->flags))
 		act_append(s, f); /* the newest page of the LRU: the act list's tail */
 	else
-		s->frame_act[f].lru_seq = ++s->lru_seq;
+		sim_fr_act(s, f)->lru_seq = ++s->lru_seq;
 }
 
 /* Starts keeping the act list: every LRU page the walk would act on, in LRU order
@@ -257,14 +259,13 @@ static bool act_start(struct sim *s)
 {
 	uint32_t f;
 
-	s->frame_act = ucg_malloc((size_t)s->nframes * sizeof(*s->frame_act));
-	if (!s->frame_act)
+	if (!sim_frames_act_alloc(s))
 		return false;
-	for (f = s->lru_head; f != SIM_NO_FRAME; f = s->frames[f].lru_next) {
-		if (reclaim_counted(s->frames[f].flags))
+	for (f = s->lru_head; f != SIM_NO_FRAME; f = sim_fr(s, f)->lru_next) {
+		if (reclaim_counted(sim_fr(s, f)->flags))
 			act_append(s, f);
 		else
-			s->frame_act[f].lru_seq = ++s->lru_seq;
+			sim_fr_act(s, f)->lru_seq = ++s->lru_seq;
 	}
 	s->act_on = true;
 	return true;
@@ -272,14 +273,14 @@ static bool act_start(struct sim *s)
 
 static inline void lru_unlink(struct sim *s, uint32_t f)
 {
-	struct sim_frame *fr = &s->frames[f];
+	struct sim_frame *fr = sim_fr(s, f);
 
 	if (fr->lru_prev != SIM_NO_FRAME)
-		s->frames[fr->lru_prev].lru_next = fr->lru_next;
+		sim_fr(s, fr->lru_prev)->lru_next = fr->lru_next;
 	else
 		s->lru_head = fr->lru_next;
 	if (fr->lru_next != SIM_NO_FRAME)
-		s->frames[fr->lru_next].lru_prev = fr->lru_prev;
+		sim_fr(s, fr->lru_next)->lru_prev = fr->lru_prev;
 	else
 		s->lru_tail = fr->lru_prev;
 	fr->lru_prev = fr->lru_next = SIM_NO_FRAME;
@@ -288,12 +289,12 @@ static inline void lru_unlink(struct sim *s, uint32_t f)
 
 static inline void lru_add_tail(struct sim *s, uint32_t f)
 {
-	struct sim_frame *fr = &s->frames[f];
+	struct sim_frame *fr = sim_fr(s, f);
 
 	fr->lru_next = SIM_NO_FRAME;
 	fr->lru_prev = s->lru_tail;
 	if (s->lru_tail != SIM_NO_FRAME)
-		s->frames[s->lru_tail].lru_next = f;
+		sim_fr(s, s->lru_tail)->lru_next = f;
 	else
 		s->lru_head = f;
 	s->lru_tail = f;
@@ -304,8 +305,8 @@ static inline void lru_add_tail(struct sim *s, uint32_t f)
 /* Drops a clean page-cache page: out of its file, off the LRU, refunded. */
 static void evict(struct sim *s, uint32_t f, bool engine_too)
 {
-	struct sim_frame *fr = &s->frames[f];
-	unsigned char *rec = s->records + (size_t)f * s->rec_size;
+	struct sim_frame *fr = sim_fr(s, f);
+	unsigned char *rec = sim_fr_rec(s, f);
 	struct sim_hier *mh = mem_hier(s);
 
 	s->attr.refund_pages++;
@@ -327,12 +328,12 @@ static void evict(struct sim *s, uint32_t f, bool engine_too)
 		fr->memcg->cache_local--;
 	}
 	sim_charging_clear(s, rec);
-	s->files[fr->file]->frames[fr->index] = SIM_NO_FRAME;
+	s->files[fr->file]->map[fr->index >> SIM_FILE_SHIFT][fr->index & SIM_FILE_MASK] =
+		SIM_NO_FRAME;
 	lru_unlink(s, f);
 	fr->flags = 0;
 	fr->memcg = NULL;
-	fr->lru_next = s->free_head;
-	s->free_head = f;
+	sim_frame_give(s, f);
 	s->cache_used--;
 }
 
@@ -504,9 +505,9 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 		act_start(s); /* without room for it, the walk follows the LRU */
 	for (f = s->act_on ? s->act_head : s->lru_head; f != SIM_NO_FRAME && done < want &&
 	     left > 0; f = next) {
-		struct sim_frame *fr = &s->frames[f];
+		struct sim_frame *fr = sim_fr(s, f);
 
-		next = s->act_on ? s->frame_act[f].next : fr->lru_next;
+		next = s->act_on ? sim_fr_act(s, f)->next : fr->lru_next;
 		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top) || !reclaim_counted(fr->flags))
 			continue;
 		left--;
@@ -531,7 +532,7 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 	}
 	if (done < want && cache_under(top)) {
 		for (f = s->lru_head; f != SIM_NO_FRAME; f = next) {
-			struct sim_frame *fr = &s->frames[f];
+			struct sim_frame *fr = sim_fr(s, f);
 
 			/* once it waits and no more writeback can start, the rest of the
 			 * walk would change nothing */
@@ -741,8 +742,8 @@ static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 			sim_cg_refresh(s, cg);
 			soft = cg->soft_limit != UINT64_MAX && (uint64_t)cg->mem_pages > cg->soft_limit;
 		}
-		for (f = s->lru_head; f != SIM_NO_FRAME; f = s->frames[f].lru_next) {
-			struct sim_frame *fr = &s->frames[f];
+		for (f = s->lru_head; f != SIM_NO_FRAME; f = sim_fr(s, f)->lru_next) {
+			struct sim_frame *fr = sim_fr(s, f);
 			struct sim_cg *cg;
 
 			if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)) {
@@ -902,65 +903,36 @@ void sim_task_release_mem(struct sim *s, struct sim_task *t)
 
 /* ---- page cache --------------------------------------------------------------------- */
 
-/* Grows the frame table so that `more` pages beyond those cached have frames: the
- * table starts small and doubles up to the machine's RAM. */
-static int frames_reserve(struct sim *s, uint64_t more)
+/* Makes f's size at least npages and, with slots, allocates the page-map chunks
+ * of pages [first, npages) (slots SIM_NO_FRAME). */
+static int file_grow(struct sim_file *f, uint64_t first, uint64_t npages, bool slots)
 {
-	uint64_t want = s->cache_used + more, n;
-	struct sim_frame *nf;
-	struct sim_frame_act *na;
-	unsigned char *nr;
-	uint32_t i;
+	uint64_t need = (npages + SIM_FILE_MASK) >> SIM_FILE_SHIFT, c;
 
-	if (want <= s->nframes)
-		return 0;
-	if (want > s->mem_pages || s->mem_pages > UINT32_MAX - 1)
-		return -ENOMEM;
-	n = s->nframes ? s->nframes : 1024;
-	while (n < want)
-		n *= 2;
-	if (n > s->mem_pages)
-		n = s->mem_pages;
-	nf = ucg_realloc(s->frames, n * sizeof(*nf));
-	if (!nf)
-		return -ENOMEM;
-	s->frames = nf;
-	if (s->act_on) {
-		na = ucg_realloc(s->frame_act, n * sizeof(*na));
-		if (!na)
-			return -ENOMEM;
-		s->frame_act = na;
-	}
-	nr = ucg_realloc(s->records, n * s->rec_size);
-	if (!nr)
-		return -ENOMEM;
-	s->records = nr;
-	memset(nr + (size_t)s->nframes * s->rec_size, 0, (size_t)(n - s->nframes) * s->rec_size);
-	for (i = (uint32_t)n; i-- > s->nframes;) {
-		memset(&s->frames[i], 0, sizeof(s->frames[i]));
-		s->frames[i].lru_prev = SIM_NO_FRAME;
-		s->frames[i].lru_next = s->free_head;
-		s->free_head = i;
-	}
-	s->nframes = (uint32_t)n;
-	return 0;
-}
+	if (slots && need > f->nmap) {
+		uint64_t n = f->nmap ? f->nmap : 16;
+		uint32_t **v;
 
-static int file_grow(struct sim_file *f, uint64_t npages)
-{
-	if (npages > f->cap) {
-		uint64_t ncap = f->cap ? f->cap : 256, i;
-		uint32_t *v;
-
-		while (ncap < npages)
-			ncap *= 2;
-		v = ucg_realloc(f->frames, ncap * sizeof(*v));
+		while (n < need)
+			n *= 2;
+		v = ucg_realloc(f->map, n * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
-		for (i = f->cap; i < ncap; i++)
-			v[i] = SIM_NO_FRAME;
-		f->frames = v;
-		f->cap = ncap;
+		for (c = f->nmap; c < n; c++)
+			v[c] = NULL;
+		f->map = v;
+		f->nmap = n;
+	}
+	for (c = first >> SIM_FILE_SHIFT; slots && c < need; c++) {
+		size_t i;
+
+		if (f->map[c])
+			continue;
+		f->map[c] = ucg_malloc(((size_t)1 << SIM_FILE_SHIFT) * sizeof(**f->map));
+		if (!f->map[c])
+			return -ENOMEM;
+		for (i = 0; i < ((size_t)1 << SIM_FILE_SHIFT); i++)
+			f->map[c][i] = SIM_NO_FRAME;
 	}
 	if (npages > f->npages)
 		f->npages = npages;
@@ -987,17 +959,17 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 	uint32_t fi = file_index(s, f);
 	int r;
 
-	r = file_grow(f, first + n);
+	r = file_grow(f, first, first + n, true);
 	if (r < 0)
 		return r;
 	for (i = first; i < first + n; i++)
-		if (f->frames[i] == SIM_NO_FRAME)
+		if (sim_file_frame(f, i) == SIM_NO_FRAME)
 			missing++;
 	if (!missing)
 		return 0;
 	if (!make_room(s, missing, t))
 		return -ENOMEM;
-	r = frames_reserve(s, missing);
+	r = sim_frames_reserve(s, missing);
 	if (r < 0)
 		return r;
 	if (!t->alive)
@@ -1012,18 +984,17 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 	for (i = first; i < first + n; i++) {
 		uint32_t fr;
 
-		if (f->frames[i] != SIM_NO_FRAME)
+		if (sim_file_frame(f, i) != SIM_NO_FRAME)
 			continue;
-		fr = s->free_head;
-		s->free_head = s->frames[fr].lru_next;
-		memset(&s->frames[fr], 0, sizeof(s->frames[fr]));
-		s->frames[fr].file = fi;
-		s->frames[fr].index = (uint32_t)i;
-		s->frames[fr].flags = SIM_PG_USED;
-		s->frames[fr].memcg = cg;
-		s->frames[fr].origin = -1;
+		fr = sim_frame_take(s);
+		memset(sim_fr(s, fr), 0, sizeof(struct sim_frame));
+		sim_fr(s, fr)->file = fi;
+		sim_fr(s, fr)->index = (uint32_t)i;
+		sim_fr(s, fr)->flags = SIM_PG_USED;
+		sim_fr(s, fr)->memcg = cg;
+		sim_fr(s, fr)->origin = -1;
 		lru_add_tail(s, fr);
-		f->frames[i] = fr;
+		f->map[i >> SIM_FILE_SHIFT][i & SIM_FILE_MASK] = fr;
 		s->cache_used++;
 	}
 	if (cg) {
@@ -1068,10 +1039,10 @@ int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint6
 	if (got < 0)
 		return (int)got;
 	for (i = first; i < first + n; i++) {
-		uint32_t fr = f->frames[i];
-		struct sim_frame *p = &s->frames[fr];
+		uint32_t fr = sim_file_frame(f, i);
+		struct sim_frame *p = sim_fr(s, fr);
 
-		sim_charging_record(s, s->records + (size_t)fr * s->rec_size, t);
+		sim_charging_record(s, sim_fr_rec(s, fr), t);
 		if (s->cfg.charging == SIM_CHARGING_INODE)
 			sim_charging_inode_dirty(s, f, t);
 		p->origin = origin ? origin->id : -1;
@@ -1102,15 +1073,17 @@ uint64_t sim_cache_read(struct sim *s, struct sim_task *t, struct sim_file *f, u
 	uint64_t i, missing = 0;
 
 	if (!fill) {
-		if (file_grow(f, first + n) < 0)
-			return n;
-		for (i = first; i < first + n; i++)
-			if (f->frames[i] == SIM_NO_FRAME)
+		file_grow(f, first, first + n, false); /* the size only: cannot fail */
+		for (i = first; i < first + n; i++) {
+			uint32_t fr = sim_file_frame(f, i);
+
+			if (fr == SIM_NO_FRAME) {
 				missing++;
-			else {
-				lru_unlink(s, f->frames[i]);
-				lru_add_tail(s, f->frames[i]);
+			} else {
+				lru_unlink(s, fr);
+				lru_add_tail(s, fr);
 			}
+		}
 		return missing;
 	}
 	install(s, t, f, first, n);
@@ -1172,7 +1145,7 @@ static void wake_allocs(struct sim *s)
 /* Builds and submits one writeback request starting at frame fr; false if none. */
 static bool writeback_one(struct sim *s, uint32_t fr)
 {
-	struct sim_frame *p = &s->frames[fr];
+	struct sim_frame *p = sim_fr(s, fr);
 	struct sim_file *f = s->files[p->file];
 	struct sim_task *writer = s->flusher;
 	struct sim_req *r;
@@ -1182,21 +1155,21 @@ static bool writeback_one(struct sim *s, uint32_t fr)
 
 	if (s->cfg.charging == SIM_CHARGING_INODE)
 		sim_charging_inode_decide(s, f);
-	charged = sim_charging_resolve(s, s->records + (size_t)fr * s->rec_size, f, writer, &orphan);
+	charged = sim_charging_resolve(s, sim_fr_rec(s, fr), f, writer, &orphan);
 	r = ucg_calloc(1, sizeof(*r));
 	if (!r)
 		return false;
 	while (n < WB_MAX_PAGES && idx + n < f->npages) {
-		uint32_t g = f->frames[idx + n];
+		uint32_t g = sim_file_frame(f, idx + n);
 		struct sim_frame *q;
 		bool orph2 = false;
 
 		if (g == SIM_NO_FRAME)
 			break;
-		q = &s->frames[g];
+		q = sim_fr(s, g);
 		if (!(q->flags & SIM_PG_DIRTY) || (q->flags & SIM_PG_WRITEBACK))
 			break;
-		if (n && sim_charging_resolve(s, s->records + (size_t)g * s->rec_size, f, writer,
+		if (n && sim_charging_resolve(s, sim_fr_rec(s, g), f, writer,
 					      &orph2) != charged)
 			break;
 		frame_flags(s, g, (q->flags & ~SIM_PG_DIRTY) | SIM_PG_WRITEBACK);
@@ -1229,7 +1202,7 @@ static void flush_work(struct sim *s)
 	while (s->fifo_len && s->flush_inflight < s->flush_max_inflight) {
 		uint64_t v = s->dirty_fifo[s->fifo_head];
 		uint32_t fr = (uint32_t)(v >> 32), seq = (uint32_t)v;
-		struct sim_frame *p = &s->frames[fr];
+		struct sim_frame *p = sim_fr(s, fr);
 
 		if (!(p->flags & SIM_PG_DIRTY) || p->dirty_seq != seq ||
 		    (p->flags & SIM_PG_WRITEBACK)) {
@@ -1267,11 +1240,11 @@ void sim_writeback_done(struct sim *s, struct sim_req *r)
 	uint32_t i;
 
 	for (i = 0; i < r->npages; i++) {
-		uint32_t fr = f->frames[r->first_page + i];
+		uint32_t fr = sim_file_frame(f, r->first_page + i);
 
 		if (fr == SIM_NO_FRAME)
 			continue;
-		frame_flags(s, fr, s->frames[fr].flags & ~(SIM_PG_WRITEBACK | SIM_PG_SCANNED));
+		frame_flags(s, fr, sim_fr(s, fr)->flags & ~(SIM_PG_WRITEBACK | SIM_PG_SCANNED));
 		s->writeback--;
 	}
 	s->flush_inflight--;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/buf.h"
 #include "base/heap.h"
@@ -213,8 +214,11 @@ struct sim_file {
 	char *name;
 	struct sim_dev *dev;
 	uint64_t npages;         /* size in pages */
-	uint32_t *frames;        /* page index -> frame, SIM_NO_FRAME if not cached */
-	uint64_t cap;
+	/* page index -> frame, SIM_NO_FRAME if not cached (sim_file_frame): chunks of
+	 * SIM_FILE_CHUNK slots, each allocated when a page in its range is first cached,
+	 * so a long file read or written once costs only the slots of what it cached */
+	uint32_t **map;
+	uint64_t nmap;           /* chunk pointers in map */
 	/* inode design: the writeback owner and the tally since the last decision */
 	struct sim_cg *wb_owner;
 	struct sim_cg *tally_cg[4];
@@ -240,6 +244,10 @@ struct sim_frame_act {
 	uint64_t lru_seq;             /* when it last joined the LRU's tail (LRU order) */
 	uint32_t prev, next;
 };
+
+/* A file's page map: chunks of 1 << SIM_FILE_SHIFT slots (4 KiB). */
+#define SIM_FILE_SHIFT 10
+#define SIM_FILE_MASK ((1u << SIM_FILE_SHIFT) - 1)
 
 #define SIM_PG_USED 0x1u
 #define SIM_PG_DIRTY 0x2u
@@ -317,9 +325,12 @@ struct sim {
 	/* memory model */
 	uint64_t mem_pages;      /* machine RAM in pages */
 	uint64_t anon_used, cache_used, dirty, writeback;
+	/* the frame store (frames.c) */
 	struct sim_frame *frames;
-	struct sim_frame_act *frame_act; /* as many */
-	uint32_t nframes, free_head;
+	struct sim_frame_act *frame_act; /* as many, while act_on */
+	unsigned char *records;          /* ownership records, rec_size bytes per frame */
+	uint32_t nframes, cframes;       /* frames handed out so far; room */
+	uint32_t free_head;              /* frames given back, linked by lru_next */
 	uint32_t lru_head, lru_tail;
 	uint32_t act_head, act_tail; /* LRU pages memcg reclaim would act on (mem.c), */
 	uint32_t act_hint;       /* the page last put back on that list, NO_FRAME */
@@ -338,8 +349,7 @@ struct sim {
 	uint64_t global_oom_kills;
 	uint64_t swap_pages, swap_used; /* `set swap SIZE` (0: none, the reference machine) */
 	struct sim_task *alloc_waiters; /* allocations waiting on writeback (mem.c) */
-	unsigned char *records;  /* per-frame ownership records, design layout */
-	size_t rec_size;
+	size_t rec_size;         /* bytes of a frame's ownership record, design layout */
 	struct sim_attribution attr;
 
 	/* files and devices */
@@ -440,6 +450,57 @@ void sim_writeback_done(struct sim *s, struct sim_req *r);
 /* OOM: kill t (exit, free its memory). */
 void sim_oom_kill(struct sim *s, struct sim_task *t, struct sim_cg *where, int line);
 void sim_task_release_mem(struct sim *s, struct sim_task *t);
+
+/* ---- frames.c: the frame store ---- */
+static inline struct sim_frame *sim_fr(const struct sim *s, uint32_t f)
+{
+	return &s->frames[f];
+}
+
+static inline struct sim_frame_act *sim_fr_act(const struct sim *s, uint32_t f)
+{
+	return &s->frame_act[f];
+}
+
+static inline unsigned char *sim_fr_rec(const struct sim *s, uint32_t f)
+{
+	return s->records + (size_t)f * s->rec_size;
+}
+
+/* Makes sure `more` frames beyond those cached can be taken; -ENOMEM past RAM. */
+int sim_frames_reserve(struct sim *s, uint64_t more);
+/* A frame (after a reserve), its ownership record zeroed; the caller sets the rest. */
+static inline uint32_t sim_frame_take(struct sim *s)
+{
+	uint32_t f = s->free_head;
+
+	if (f != SIM_NO_FRAME) {
+		s->free_head = s->frames[f].lru_next;
+		return f;
+	}
+	f = s->nframes++;
+	memset(sim_fr_rec(s, f), 0, s->rec_size); /* given-back frames had it cleared */
+	return f;
+}
+
+/* Gives f back (its record already cleared). */
+static inline void sim_frame_give(struct sim *s, uint32_t f)
+{
+	s->frames[f].lru_next = s->free_head;
+	s->free_head = f;
+}
+/* Allocates the act-list links beside the frames (frame_act); false when out of
+ * memory. They grow with the frames while act_on. */
+bool sim_frames_act_alloc(struct sim *s);
+void sim_frames_fini(struct sim *s);
+
+/* The frame of page i of f, SIM_NO_FRAME when not cached. */
+static inline uint32_t sim_file_frame(const struct sim_file *f, uint64_t i)
+{
+	uint64_t c = i >> SIM_FILE_SHIFT;
+
+	return c < f->nmap && f->map[c] ? f->map[c][i & SIM_FILE_MASK] : SIM_NO_FRAME;
+}
 
 /* ---- charging.c: the per-page ownership records ---- */
 size_t sim_charging_record_size(enum sim_charging c);

@@ -1,0 +1,77 @@
+/* sim/frames.c — the frame store: the page-cache frames, their ownership records and
+ * their act-list links (mem.c), three tables indexed by frame.
+ *
+ * The tables grow by doubling as the page cache grows, up to the machine's RAM, and
+ * frames are handed out from a high-water mark (freed frames first), each set up
+ * when taken: growing initialises nothing, so a run touches only the frames it used
+ * (for short runs the first touch of memory, a page fault per 4 KiB, and setting up
+ * frames never used cost more than the model did).
+ */
+#include "sim/sim_impl.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+/* Room for n frames in each table; nothing is lost on failure (a table that did
+ * grow keeps its room unused). */
+static int tables_grow(struct sim *s, uint32_t n)
+{
+	struct sim_frame *nf;
+	struct sim_frame_act *na;
+	unsigned char *nr;
+
+	nf = ucg_realloc(s->frames, (size_t)n * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	s->frames = nf;
+	if (s->act_on) {
+		na = ucg_realloc(s->frame_act, (size_t)n * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		s->frame_act = na;
+	}
+	/* + 1: a design without a record still gets a table */
+	nr = ucg_realloc(s->records, (size_t)n * s->rec_size + 1);
+	if (!nr)
+		return -ENOMEM;
+	s->records = nr;
+	s->cframes = n;
+	return 0;
+}
+
+int sim_frames_reserve(struct sim *s, uint64_t more)
+{
+	/* every frame taken and not given back holds a cached page: the free list
+	 * holds nframes - cache_used of them, the room above nframes the rest */
+	uint64_t want = s->cache_used + more, n;
+
+	if (want <= s->cframes)
+		return 0;
+	if (want > s->mem_pages || s->mem_pages > UINT32_MAX - 1)
+		return -ENOMEM;
+	n = s->cframes ? s->cframes : 1024;
+	while (n < want)
+		n *= 2;
+	if (n > s->mem_pages)
+		n = s->mem_pages;
+	return tables_grow(s, (uint32_t)n);
+}
+
+bool sim_frames_act_alloc(struct sim *s)
+{
+	struct sim_frame_act *na = ucg_realloc(s->frame_act, ((size_t)s->cframes + 1) * sizeof(*na));
+
+	if (!na)
+		return false;
+	s->frame_act = na;
+	return true;
+}
+
+void sim_frames_fini(struct sim *s)
+{
+	ucg_free(s->frames);
+	ucg_free(s->frame_act);
+	ucg_free(s->records);
+}
