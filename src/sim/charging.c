@@ -94,7 +94,23 @@ static int hier_index(struct sim *s, enum sim_ss ss)
 	return h ? h->index : -1;
 }
 
+void sim_dirtier_of(struct sim *s, struct sim_task *t, struct sim_dirtier *d)
+{
+	d->memcg = sim_task_cg(s, t, SIM_SS_MEMORY);
+	d->blkcg = sim_task_cg(s, t, SIM_SS_BLKIO);
+	d->consumer = s->cfg.charging == SIM_CHARGING_CONSUMER ? sim_consumer_of(s, t) : 0;
+	d->tgid = t->tgid;
+}
+
 void sim_charging_record(struct sim *s, unsigned char *rec, struct sim_task *t)
+{
+	struct sim_dirtier d;
+
+	sim_dirtier_of(s, t, &d);
+	sim_charging_record_as(s, rec, &d);
+}
+
+void sim_charging_record_as(struct sim *s, unsigned char *rec, const struct sim_dirtier *d)
 {
 	switch (s->cfg.charging) {
 	case SIM_CHARGING_KERNEL: {
@@ -102,26 +118,25 @@ void sim_charging_record(struct sim *s, unsigned char *rec, struct sim_task *t)
 
 		memcpy(&k, rec, sizeof(k));
 		if (!(k.flags & 1)) /* the memcg is the first toucher's, set once */
-			k.memcg = sim_task_cg(s, t, SIM_SS_MEMORY);
+			k.memcg = d->memcg;
 		k.flags |= 1 | 2;
 		memcpy(rec, &k, sizeof(k));
 		break;
 	}
 	case SIM_CHARGING_PID: {
-		struct rec_pid p = { t->tgid, 3 };
+		struct rec_pid p = { d->tgid, 3 };
 
 		memcpy(rec, &p, sizeof(p));
 		break;
 	}
 	case SIM_CHARGING_CONSUMER: {
-		struct rec_consumer c = { sim_consumer_of(s, t), 3 };
+		struct rec_consumer c = { d->consumer, 3 };
 
 		memcpy(rec, &c, sizeof(c));
 		break;
 	}
 	case SIM_CHARGING_DUAL: {
-		struct sim_cg *m = sim_task_cg(s, t, SIM_SS_MEMORY);
-		struct sim_cg *b = sim_task_cg(s, t, SIM_SS_BLKIO);
+		struct sim_cg *m = d->memcg, *b = d->blkcg;
 		uint64_t w;
 
 		memcpy(&w, rec, sizeof(w));
@@ -139,13 +154,19 @@ void sim_charging_record(struct sim *s, unsigned char *rec, struct sim_task *t)
 
 		memcpy(&in, rec, sizeof(in));
 		if (!in.memcg)
-			in.memcg = sim_task_cg(s, t, SIM_SS_MEMORY);
+			in.memcg = d->memcg;
 		memcpy(rec, &in, sizeof(in));
 		break;
 	}
 	default:
 		break;
 	}
+}
+
+bool sim_charging_by_record(const struct sim *s)
+{
+	/* kernel: the writer's cgroup; inode: the file's owner */
+	return s->cfg.charging != SIM_CHARGING_KERNEL && s->cfg.charging != SIM_CHARGING_INODE;
 }
 
 struct sim_cg *sim_charging_resolve(struct sim *s, const unsigned char *rec, struct sim_file *f,
@@ -246,7 +267,11 @@ void sim_charging_clear(struct sim *s, unsigned char *rec)
 
 void sim_charging_inode_dirty(struct sim *s, struct sim_file *f, struct sim_task *t)
 {
-	struct sim_cg *b = sim_task_cg(s, t, SIM_SS_BLKIO);
+	sim_charging_inode_dirty_n(f, sim_task_cg(s, t, SIM_SS_BLKIO), 1);
+}
+
+void sim_charging_inode_dirty_n(struct sim_file *f, struct sim_cg *b, uint64_t n)
+{
 	int i, slot = -1;
 
 	if (!f->wb_owner)
@@ -265,7 +290,7 @@ void sim_charging_inode_dirty(struct sim *s, struct sim_file *f, struct sim_task
 	if (slot < 0)
 		return; /* more than four dirtiers at once: the rest are not tallied */
 	f->tally_cg[slot] = b;
-	f->tally[slot]++;
+	f->tally[slot] += n;
 }
 
 void sim_charging_inode_decide(struct sim *s, struct sim_file *f)

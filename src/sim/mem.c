@@ -1034,17 +1034,21 @@ int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint6
 {
 	struct sim_cg *origin = sim_task_cg(s, t, SIM_SS_BLKIO);
 	int64_t got = install(s, t, f, first, n);
+	struct sim_dirtier d;
+	/* every page new: install put them at the LRU's tail in this order already */
+	bool move = got != (int64_t)n;
 	uint64_t i;
 
 	if (got < 0)
 		return (int)got;
+	sim_dirtier_of(s, t, &d); /* t's cgroups cannot change between the pages */
+	if (s->cfg.charging == SIM_CHARGING_INODE)
+		sim_charging_inode_dirty_n(f, d.blkcg, n);
 	for (i = first; i < first + n; i++) {
-		uint32_t fr = sim_file_frame(f, i);
+		uint32_t fr = f->map[i >> SIM_FILE_SHIFT][i & SIM_FILE_MASK]; /* install made it */
 		struct sim_frame *p = sim_fr(s, fr);
 
-		sim_charging_record(s, sim_fr_rec(s, fr), t);
-		if (s->cfg.charging == SIM_CHARGING_INODE)
-			sim_charging_inode_dirty(s, f, t);
+		sim_charging_record_as(s, sim_fr_rec(s, fr), &d);
 		p->origin = origin ? origin->id : -1;
 		p->dirtier_tid = t->tid;
 		if (!(p->flags & SIM_PG_DIRTY)) {
@@ -1055,8 +1059,10 @@ int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint6
 			if (fifo_push(s, ((uint64_t)fr << 32) | p->dirty_seq) < 0)
 				return -ENOMEM;
 		}
-		lru_unlink(s, fr);
-		lru_add_tail(s, fr);
+		if (move) {
+			lru_unlink(s, fr);
+			lru_add_tail(s, fr);
+		}
 	}
 	if (!s->flush_armed) {
 		s->flush_armed = true;
@@ -1159,6 +1165,10 @@ static bool writeback_one(struct sim *s, uint32_t fr)
 	r = ucg_calloc(1, sizeof(*r));
 	if (!r)
 		return false;
+	/* the record each page after the first is resolved from, when one matters:
+	 * a page with the same record as the one before resolves the same */
+	const unsigned char *prev = sim_charging_by_record(s) ? sim_fr_rec(s, fr) : NULL;
+
 	while (n < WB_MAX_PAGES && idx + n < f->npages) {
 		uint32_t g = sim_file_frame(f, idx + n);
 		struct sim_frame *q;
@@ -1169,9 +1179,14 @@ static bool writeback_one(struct sim *s, uint32_t fr)
 		q = sim_fr(s, g);
 		if (!(q->flags & SIM_PG_DIRTY) || (q->flags & SIM_PG_WRITEBACK))
 			break;
-		if (n && sim_charging_resolve(s, sim_fr_rec(s, g), f, writer,
-					      &orph2) != charged)
-			break;
+		if (n && prev) {
+			const unsigned char *rec = sim_fr_rec(s, g);
+
+			if (memcmp(rec, prev, s->rec_size) &&
+			    sim_charging_resolve(s, rec, f, writer, &orph2) != charged)
+				break;
+			prev = rec;
+		}
 		frame_flags(s, g, (q->flags & ~SIM_PG_DIRTY) | SIM_PG_WRITEBACK);
 		s->dirty--;
 		s->writeback++;

@@ -506,6 +506,18 @@ static inline uint32_t sim_file_frame(const struct sim_file *f, uint64_t i)
 size_t sim_charging_record_size(enum sim_charging c);
 /* Records on frame rec that task t (its cgroups resolved now) dirtied the page. */
 void sim_charging_record(struct sim *s, unsigned char *rec, struct sim_task *t);
+/* What a record takes from the task dirtying the page, resolved once for a run of
+ * pages (nothing changes the task's cgroups between them) */
+struct sim_dirtier {
+	struct sim_cg *memcg, *blkcg;
+	uint32_t consumer;       /* consumer design only */
+	int32_t tgid;
+};
+void sim_dirtier_of(struct sim *s, struct sim_task *t, struct sim_dirtier *d);
+/* sim_charging_record with the dirtier resolved */
+void sim_charging_record_as(struct sim *s, unsigned char *rec, const struct sim_dirtier *d);
+/* Whether sim_charging_resolve reads the record (else the page does not matter). */
+bool sim_charging_by_record(const struct sim *s);
 /* The blkio cgroup that pays for writing back a page with record rec, of file f, by
  * writer (the flusher or helper). NULL: root / nobody. *ret_orphan set when the
  * design could not resolve an owner (pid exited). */
@@ -518,6 +530,8 @@ struct sim_cg *sim_charging_refund_cg(struct sim *s, const unsigned char *rec,
 void sim_charging_clear(struct sim *s, unsigned char *rec);
 /* inode design: note that t dirtied a page of f; decide the owner at writeback. */
 void sim_charging_inode_dirty(struct sim *s, struct sim_file *f, struct sim_task *t);
+/* ... n pages dirtied by blkio cgroup b */
+void sim_charging_inode_dirty_n(struct sim_file *f, struct sim_cg *b, uint64_t n);
 void sim_charging_inode_decide(struct sim *s, struct sim_file *f);
 uint32_t sim_consumer_of(struct sim *s, struct sim_task *t);
 
