@@ -226,8 +226,8 @@ struct rq {
 	double w;            /* its group entity's weight on this CPU */
 	double u;            /* min(1, d) */
 	double a;            /* CPUs its entity got in the last share of this CPU, else 0 */
-	uint32_t hstamp;     /* == cpu_state.stamp: hval is task_h_load's answer for a */
-	double hwant, hval;  /* task of demand hwant queued here, this balancing round */
+	uint32_t hgen;       /* == its CPU's hgen: hval is task_h_load's answer for a */
+	double hwant, hval;  /* task of demand hwant queued here */
 };
 
 /* The tasks one CPU's last share gave a rate, with their indexes.
@@ -299,6 +299,12 @@ struct cpu_state {
 	bool *reshare;
 	int *order;
 	double *cpu_load;    /* the root runqueue's load */
+	/* A CPU's hgen changes whenever a runqueue on it changes its sums, weight or
+	 * link (what task_h_load reads): the h_loads kept in its rqs, and minh (the
+	 * least h_load > 0 of its tasks, 0: none) while minh_gen is hgen, still hold. */
+	uint32_t *hgen, *minh_gen;
+	double *minh;
+	uint32_t hgen_ctr;
 	size_t ccpu;
 	unsigned ncpu;       /* the CPU count the state was built for */
 	struct sim_hier *hi; /* the cpu hierarchy it was built for */
@@ -382,6 +388,9 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->reshare);
 	ucg_free(st->order);
 	ucg_free(st->cpu_load);
+	ucg_free(st->hgen);
+	ucg_free(st->minh_gen);
+	ucg_free(st->minh);
 	for (i = 0; st->runs && i < st->ccpu; i++) {
 		ucg_free(st->runs[i].t);
 		ucg_free(st->runs[i].k);
@@ -459,14 +468,18 @@ static int state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, siz
 	if (ncpu > st->ccpu) {
 		void **arr[] = { (void **)&st->cpu_root, (void **)&st->chead,
 				 (void **)&st->reached, (void **)&st->reshare,
-				 (void **)&st->order, (void **)&st->cpu_load };
+				 (void **)&st->order, (void **)&st->cpu_load,
+				 (void **)&st->hgen, (void **)&st->minh_gen, (void **)&st->minh };
 		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(bool),
-				sizeof(int), sizeof(double) };
+				sizeof(int), sizeof(double), sizeof(uint32_t), sizeof(uint32_t),
+				sizeof(double) };
 
 		struct cpu_run *runs;
 
-		if (resize_all(arr, sz, 6, ncpu) < 0)
+		if (resize_all(arr, sz, 9, ncpu) < 0)
 			return -ENOMEM;
+		for (i = st->ccpu; i < ncpu; i++)
+			st->hgen[i] = st->minh_gen[i] = 0; /* 0: nothing kept (gens start at 1) */
 		runs = ucg_realloc(st->runs, ncpu * sizeof(*runs));
 		if (!runs)
 			return -ENOMEM;
@@ -519,6 +532,22 @@ static inline void mark_group(struct cpu_state *st, int slot)
 	st->g_flags[slot] |= G_DIRTY;
 	if (slot > st->gmax_dirty)
 		st->gmax_dirty = slot;
+}
+
+/* What task_h_load reads changed on cpu: the h_loads kept there are stale. */
+static void h_stale(struct cpu_state *st, int cpu)
+{
+	size_t i;
+
+	if (++st->hgen_ctr == 0) {
+		/* wrapped: nothing kept anywhere may look current */
+		for (i = 0; i < st->nrq; i++)
+			st->rq[i].hgen = 0;
+		for (i = 0; i < st->ccpu; i++)
+			st->minh_gen[i] = 0;
+		st->hgen_ctr = 1;
+	}
+	st->hgen[cpu] = st->hgen_ctr;
 }
 
 /* q's sums must be formed again, and its CPU shared again */
@@ -615,6 +644,7 @@ static void state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi
 		st->runs[i].n = 0;
 		st->cpu_root[i] = st->chead[i] = st->reached[i] = -1;
 		st->reshare[i] = false;
+		h_stale(st, (int)i);
 	}
 	/* groups with no rq are on no CPU */
 	for (i = 0; hi && i < s->ncgs; i++)
@@ -638,6 +668,7 @@ static void rq_unlink(struct cpu_state *st, int q)
 		;
 	*pp = st->rq[q].next_sib;
 	st->rq[q].parent = st->rq[q].next_sib = -1;
+	h_stale(st, st->rq[q].cpu);
 	mark_dirty(st, p);
 }
 
@@ -652,6 +683,7 @@ static void rq_link(struct cpu_state *st, int q, int p)
 	st->rq[q].next_sib = *pp;
 	*pp = q;
 	st->rq[q].parent = p;
+	h_stale(st, st->rq[q].cpu);
 	mark_dirty(st, p);
 }
 
@@ -712,6 +744,7 @@ static void rq_sum(struct cpu_state *st, int q)
 	r->load = load;
 	r->d = d;
 	r->dirty = false;
+	h_stale(st, r->cpu);
 }
 
 /* Redoes a dirty group: its dirty rqs' sums, its CPU count, and each rq's weight
@@ -736,6 +769,8 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 		g->nr_active = active;
 	if (!g || !g->parent) {
 		for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+			if (st->cpu_root[st->rq[q].cpu] != q)
+				h_stale(st, st->rq[q].cpu);
 			st->cpu_root[st->rq[q].cpu] = q;
 			st->rq[q].up = false;
 		}
@@ -775,6 +810,7 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 		} else if (w != r->w || u != r->u || r->up) {
 			r->w = w;
 			r->u = u;
+			h_stale(st, r->cpu);
 			mark_dirty(st, r->parent);
 		}
 		st->rq[q].up = false;
@@ -811,9 +847,9 @@ static double task_h_load(struct cpu_state *st, int k)
 	double h = NICE0 * st->want[k];
 	struct rq *r0 = &st->rq[q0];
 
-	/* the loads hold for the whole round (the balancer moves tasks after it): the
-	 * answer for a task of the same demand on the same rq is the same, bit for bit */
-	if (r0->hstamp == st->stamp && r0->hwant == st->want[k])
+	/* while nothing it reads changed on its CPU, the answer for a task of the same
+	 * demand on the same rq is the same, bit for bit */
+	if (r0->hgen == st->hgen[r0->cpu] && r0->hwant == st->want[k])
 		return r0->hval;
 	while (st->rq[q].parent >= 0) {
 		int p = st->rq[q].parent;
@@ -827,7 +863,8 @@ static double task_h_load(struct cpu_state *st, int k)
 	}
 	if (st->rq[q].parent < 0 && st->cpu_root[st->rq[q].cpu] != q)
 		h = 0;
-	r0->hstamp = st->stamp;
+	r0 = &st->rq[q0];
+	r0->hgen = st->hgen[r0->cpu];
 	r0->hwant = st->want[k];
 	r0->hval = h;
 	return h;
@@ -937,12 +974,24 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 		double lsrc = st->cpu_load[src], bgain = BALANCE_EPS, bh = 0;
 		int i;
 
+		double minh = 0;
+
 		if (lsrc <= st->cpu_load[gmin] + BALANCE_EPS)
 			break; /* the rest are as balanced */
+		/* A move to a CPU of load l gains 2·min(h, lsrc-l-h) at most: more than
+		 * BALANCE_EPS only if h < lsrc - l - BALANCE_EPS/2, and l is at least the
+		 * least load. When every task here has a larger h_load (by a margin far
+		 * above the rounding), no task here can move. */
+		if (st->minh_gen[src] == st->hgen[src] && st->minh[src] > 0 &&
+		    st->minh[src] >= lsrc - st->cpu_load[gmin] - BALANCE_EPS / 2 + 1)
+			continue;
 		for (i = st->chead[src]; i >= 0; i = st->cnext[i]) {
 			int dst = -1;
 			double h, gain;
 
+			h = task_h_load(st, i);
+			if (h > 0 && (minh <= 0 || h < minh))
+				minh = h;
 			if (st->moved[i] == st->stamp)
 				continue;
 			if (st->any[i]) {
@@ -955,7 +1004,6 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 			}
 			if (dst < 0 || dst == src || st->cpu_load[dst] >= lsrc)
 				continue;
-			h = task_h_load(st, i);
 			if (h <= 0)
 				continue;
 			gain = (lsrc - st->cpu_load[dst]) -
@@ -967,6 +1015,8 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 				bh = h;
 			}
 		}
+		st->minh[src] = minh;
+		st->minh_gen[src] = st->hgen[src];
 		if (best >= 0) {
 			s->tasks[best]->cpu = bdst;
 			st->moved[best] = st->stamp;
@@ -1012,11 +1062,9 @@ static int balance(struct sim *s, struct cpu_state *st)
 		if (round == BALANCE_ROUNDS || s->nr_cpus == 1)
 			return 0;
 		if (++st->stamp == 0) {
-			/* the stamps wrapped: no task may look moved, no rq's h_load known */
+			/* the stamps wrapped: no task may look moved */
 			for (i = 0; i < st->ntk; i++)
 				st->moved[i] = 0;
-			for (i = 0; i < st->nrq; i++)
-				st->rq[i].hstamp = 0;
 			st->stamp = 1;
 		}
 		while (moves < s->nr_cpus && (k = balance_move(s, st)) >= 0)
