@@ -1151,25 +1151,30 @@ static void waterfill(double cap, struct went *v, struct wkey *k, size_t n)
 
 /* Lists task k (t) with a rate on cpu; a task left out for want of memory is charged
  * no time (the run fails: st->run_err). */
-static void run_add(struct cpu_state *st, int cpu, int k, struct sim_task *t)
+static bool run_grow(struct cpu_state *st, struct cpu_run *r)
+{
+	size_t n = r->cap ? r->cap * 2 : 16;
+	void *v;
+
+	v = ucg_realloc(r->t, n * sizeof(*r->t));
+	if (v)
+		r->t = v;
+	v = v ? ucg_realloc(r->k, n * sizeof(*r->k)) : NULL;
+	if (!v) {
+		st->run_err = true;
+		return false;
+	}
+	r->k = v;
+	r->cap = n;
+	return true;
+}
+
+static inline void run_add(struct cpu_state *st, int cpu, int k, struct sim_task *t)
 {
 	struct cpu_run *r = &st->runs[cpu];
 
-	if (r->n == r->cap) {
-		size_t n = r->cap ? r->cap * 2 : 16;
-		void *v;
-
-		v = ucg_realloc(r->t, n * sizeof(*r->t));
-		if (v)
-			r->t = v;
-		v = v ? ucg_realloc(r->k, n * sizeof(*r->k)) : NULL;
-		if (!v) {
-			st->run_err = true;
-			return;
-		}
-		r->k = v;
-		r->cap = n;
-	}
+	if (r->n == r->cap && !run_grow(st, r))
+		return;
 	r->t[r->n] = t;
 	r->k[r->n++] = k;
 }
@@ -1189,7 +1194,7 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 			v[n].d = st->rq[c].d;
 			v[n].rq = c;
 			key[n].r = v[n].d / v[n].w;
-			key[n].tie = (uint32_t)st->rq[c].cg->id;
+			key[n].tie = (uint32_t)st->rq[c].slot; /* id + 1: the same order */
 			key[n].i = (uint32_t)n;
 			n++;
 		}
@@ -1220,12 +1225,25 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 				run_add(st, st->rq[q].cpu, v[i].task, s->tasks[v[i].task]);
 		} else {
 			struct rq *r = &st->rq[v[i].rq];
+			int t = r->first_task;
 
 			r->a = v[i].a;
 			r->next_reached = st->reached[r->cpu];
 			st->reached[r->cpu] = v[i].rq;
 			mark_alloc(st, r->slot);
-			share_rq(s, st, v[i].rq, v[i].a, top + n);
+			if (r->first_child < 0 && t >= 0 && st->tnext[t] < 0) {
+				/* one task alone (the common leaf): what share_rq would
+				 * give it, min(demand, grant), without the call */
+				double a = st->want[t] < v[i].a ? st->want[t] : v[i].a;
+
+				if (a < 0)
+					a = 0;
+				rate_set(st, t, s->tasks[t], a);
+				if (a > 0)
+					run_add(st, r->cpu, t, s->tasks[t]);
+			} else {
+				share_rq(s, st, v[i].rq, v[i].a, top + n);
+			}
 		}
 	}
 }
@@ -1239,9 +1257,10 @@ static void share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	int q;
 
 	/* the tasks it gave a rate and still holds (one that left lost its rate then,
-	 * and may have its new CPU's already) */
+	 * and may have its new CPU's already; by now a queued task's t->cpu is its
+	 * rq's CPU, and one not queued has -1) */
 	for (i = 0; i < r->n; i++)
-		if (st->tq[r->k[i]] >= 0 && st->rq[st->tq[r->k[i]]].cpu == (int)c)
+		if (r->t[i]->cpu == (int)c)
 			rate_set(st, r->k[i], r->t[i], 0);
 	r->n = 0;
 	for (q = st->reached[c]; q >= 0; q = st->rq[q].next_reached) {
