@@ -47,7 +47,7 @@
  * task's cpuset (cpuset.effective_cpus) intersected with its affinity; an empty
  * intersection falls back to the cpuset, then to every CPU.
  *
- * CFS bandwidth. A cgroup with quota q per period p (cpu.cfs_quota_us,
+ * CFS bandwidth (cpu_bw.c). A cgroup with quota q per period p (cpu.cfs_quota_us,
  * cpu.cfs_period_us) has runtime_left = q at each period boundary (periods start at
  * the moment the quota is first seen and repeat every p; unused runtime is not carried
  * over). Every ns a task runs is taken from the runtime of each ancestor that has a
@@ -132,7 +132,7 @@
  * to the descendants' cpu.stat.local. Affinity masks cover CPUs 0..63. Nice values,
  * RT classes, cpu.idle and cfs_burst_us are not modelled.
  */
-#include "sim/sim_impl.h"
+#include "sim/cpu_impl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -142,11 +142,6 @@
 #include "base/alloc.h"
 #include "controllers/charge.h"
 
-#define RUNTIME_EPS 1000 /* ns: below this a quota counts as used up */
-
-static void cpu_fire(struct sim *s, struct sim_event_src *src, uint64_t arg);
-struct cpu_state;
-static int schedule_next(struct sim *s, struct cpu_state *st);
 
 bool sim_cpu_full;
 uint64_t sim_cpu_shortcuts;
@@ -155,7 +150,7 @@ uint64_t sim_cpu_digest;
 
 void sim_cpu_init(struct sim *s)
 {
-	s->cpu_ev.fire = cpu_fire;
+	s->cpu_ev.fire = sim_cpu_bw_fire;
 	s->cpu_last = 0;
 }
 
@@ -316,17 +311,13 @@ struct cpu_state {
 	size_t cwf;
 	struct cpu_run *runs; /* per CPU: its tasks with a rate, for sim_cpu_settle */
 	size_t nrun;         /* how many in all */
-	bool q_err;          /* qg could not grow */
 	uint64_t q_cfg;      /* the config writes, group count and hierarchy quotas, */
 	size_t q_ncgs;       /* shares and throttling were last read in full at */
 	struct sim_hier *q_hi;
-	int *flip;           /* slots whose throttling changed since (cpu_fire) */
-	size_t nflip, cflip;
+	struct cpu_bw bw;    /* the CFS bandwidth timers' (cpu_bw.c) */
 	struct sim_task **pl; /* tasks with cpuacct_pend, to flush */
 	size_t npl, cpl;
 	sim_time settled_at; /* every task's time was settled at this instant, or -1 */
-	struct sim_cg **qg;  /* the groups with a quota, as refresh_quota found them */
-	size_t nqg, cqg;
 	/* The runnable set (rt, want, mask, any) of the last gather is reused when the
 	 * only event since was a CPU timer (throttling changed, nothing else could
 	 * have): then the tasks, their cgroups, cpusets, freezer states and affinities
@@ -398,9 +389,8 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->runs);
 	ucg_free(st->wf);
 	ucg_free(st->wk);
-	ucg_free(st->flip);
+	sim_cpu_bw_fini(&st->bw);
 	ucg_free(st->pl);
-	ucg_free(st->qg);
 	ucg_free(st);
 	s->cpu_state = NULL;
 }
@@ -655,7 +645,7 @@ static void state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi
 	st->gathered = false;
 	st->full_alloc = true;
 	st->q_ncgs = SIZE_MAX; /* every group's shares and throttling read again */
-	st->nflip = 0;
+	st->bw.nflip = 0;
 	st->valid = true;
 }
 
@@ -1273,8 +1263,6 @@ static void share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	st->reshare[c] = false;
 }
 
-static void cg_rate_set(struct sim *s, struct sim_cg *cg, double a);
-
 /* A group's alloc (and rate): its grants summed in CPU order. */
 static void alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
 {
@@ -1284,7 +1272,7 @@ static void alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
 	for (q = st->g_first[cg->id + 1]; q >= 0; q = st->rq[q].next_of_cg)
 		a += st->rq[q].a;
 	cg->alloc = a;
-	cg_rate_set(s, cg, a);
+	sim_cpu_bw_rate(s, cg, a);
 }
 
 static void alloc_tree(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
@@ -1432,102 +1420,6 @@ void sim_cpu_advance(struct sim *s, sim_time now)
 	s->idle_ns += (int64_t)s->nr_cpus * dt; /* less what the tasks ran, as settled */
 }
 
-/* Takes what cg used since rt_since, at its rate then, off its runtime_left. */
-static void runtime_settle(struct sim *s, struct sim_cg *cg)
-{
-	sim_time dt = s->now - cg->rt_since;
-
-	cg->rt_since = s->now;
-	if (dt > 0 && cg->rate > 0)
-		cg->runtime_left -= (int64_t)(cg->rate * (double)dt + 0.5);
-}
-
-/* cg's next CFS event: its period's end, or the instant its runtime runs out at
- * its rate (rounded up: used up at, not before, that instant). Its inputs change
- * only with its rate, period, runtime or throttling, each of which calls this. */
-static void bw_calc(struct sim_cg *cg)
-{
-	sim_time pend = cg->period_start + cg->period_ns;
-
-	cg->bw_next = pend;
-	if (!cg->throttled && cg->rate > 0) {
-		double left = (double)(cg->runtime_left > 0 ? cg->runtime_left : 0);
-		sim_time d, room = pend - cg->rt_since;
-
-		/* not before the period's end: skipped without the division (the margin
-		 * covers every rounding, so the quotient below would say so too) */
-		if (room <= 0 || left >= (double)room * cg->rate * (1 + 1e-9))
-			return;
-		d = (sim_time)(left / cg->rate);
-		if ((double)d * cg->rate < left)
-			d++;
-		if (cg->rt_since + d < pend)
-			cg->bw_next = cg->rt_since + d;
-	}
-}
-
-/* A group's rate changes: a group with a quota takes the time used at the old rate
- * off its runtime first (rounded then, so only where the rate's value changes: the
- * same instants in an incremental recompute and a full one). */
-static void cg_rate_set(struct sim *s, struct sim_cg *cg, double a)
-{
-	if (a == cg->rate)
-		return;
-	if (cg->quota_ns > 0)
-		runtime_settle(s, cg);
-	cg->rate = a;
-	if (cg->quota_ns > 0)
-		bw_calc(cg);
-}
-
-/* Reads every group's quota again (a new or changed one starts a period now) and
- * lists the groups that have one, in tree order. */
-static void refresh_quota(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
-{
-	size_t i;
-
-	sim_cg_refresh(s, cg);
-	if (cg->quota_ns != cg->q_seen || cg->period_ns != cg->p_seen) {
-		cg->q_seen = cg->quota_ns;
-		cg->p_seen = cg->period_ns;
-		if (cg->quota_ns > 0) {
-			/* a new or changed quota starts a fresh period now; it is counted
-			 * when it ends (and only if the group ran in it), as cpu.stat's
-			 * nr_periods counts it: the summary's figure must be cpu.stat's */
-			cg->period_start = s->now;
-			cg->runtime_left = cg->quota_ns;
-			cg->rt_since = s->now;
-		}
-		if (cg->throttled && cg->quota_ns <= 0) {
-			cg->throttled = false;
-			cg->throttled_ns += s->now - cg->throttled_since;
-		}
-		if (cg->quota_ns > 0)
-			bw_calc(cg);
-	}
-	if (cg->quota_ns > 0) {
-		if (grow((void **)&st->qg, &st->cqg, st->nqg + 1, sizeof(*st->qg)) < 0)
-			st->q_err = true;
-		else
-			st->qg[st->nqg++] = cg;
-	}
-	for (i = 0; i < cg->nchildren; i++)
-		refresh_quota(s, st, cg->children[i]);
-}
-
-/* The earliest CFS event of the groups with a quota (a removed group has none:
- * it left the tree, and runs nothing) */
-static sim_time next_change(struct cpu_state *st)
-{
-	sim_time best = SIM_TIME_MAX;
-	size_t i;
-
-	for (i = 0; i < st->nqg; i++)
-		if (st->qg[i]->bw_next < best && !st->qg[i]->removed)
-			best = st->qg[i]->bw_next;
-	return best;
-}
-
 /* A group whose shares or throttling changed redoes its weights and links. */
 static void group_check(struct cpu_state *st, struct sim_cg *g)
 {
@@ -1640,16 +1532,12 @@ void sim_cpu_update(struct sim *s)
 	if (!st->valid || sim_cpu_full || st->ncpu != s->nr_cpus || st->hi != hi)
 		state_reset(s, st, hi);
 	if (sim_cpu_full || st->q_cfg != s->cfg_writes || st->q_ncgs != s->ncgs ||
-	    st->q_hi != hi) {
+	    st->q_hi != hi || st->bw.flip_lost) {
 		/* the configuration may have changed: quotas and shares read again,
 		 * every group checked */
-		st->nqg = 0;
-		if (hi)
-			refresh_quota(s, st, hi->root);
-		if (st->q_err) {
-			st->q_err = false;
+		st->bw.flip_lost = false;
+		if (sim_cpu_bw_refresh(s, &st->bw, hi) < 0)
 			goto out;
-		}
 		for (i = 0; hi && i < s->ncgs; i++)
 			if (s->cgs[i]->hier == hi)
 				group_check(st, s->cgs[i]);
@@ -1658,10 +1546,10 @@ void sim_cpu_update(struct sim *s)
 		st->q_hi = hi;
 	} else {
 		/* only timers changed throttling since */
-		for (i = 0; i < st->nflip; i++)
-			group_check(st, s->cgs[st->flip[i] - 1]);
+		for (i = 0; i < st->bw.nflip; i++)
+			group_check(st, s->cgs[st->bw.flip[i] - 1]);
 	}
-	st->nflip = 0;
+	st->bw.nflip = 0;
 	if (st->gathered && st->bw_nevents && st->bw_nevents == s->nevents &&
 	    st->g_memb == s->memb_epoch && st->g_cfg == s->cfg_epoch &&
 	    st->g_ntasks == s->ntasks && st->g_ncgs == s->ncgs && st->g_nhier == s->nhier &&
@@ -1726,7 +1614,7 @@ void sim_cpu_update(struct sim *s)
 	if (sim_cpu_digesting)
 		digest(s);
 	if (hi)
-		r = schedule_next(s, st);
+		r = sim_cpu_bw_schedule(s, &st->bw);
 out:
 	if (st)
 		settle_touched(s, st);
@@ -1737,109 +1625,20 @@ out:
 	}
 }
 
-/* Tells the controller about a throttled interval of dur ns (wall time) from each
- * throttled runqueue's perspective: cg's own cpu.stat.local and its descendants' grow
- * by dur on each CPU where they had runnable tasks. */
-static void local_throttled(struct sim *s, struct sim_cg *cg, int64_t dur, unsigned ncpu)
-{
-	size_t i;
-
-	if (ncpu) {
-		cg->local_throttled_ns += dur * ncpu;
-		ucg_cpu_account_local_path(s->e, cg->hier->h, cg->path, (uint64_t)(dur * ncpu));
-	}
-	for (i = 0; i < cg->nchildren; i++)
-		local_throttled(s, cg->children[i], dur, cg->children[i]->nr_active);
-}
-
-/* Notes that cg's throttling changed (the next recompute checks it). Without room
- * to note it, the next recompute checks every group. */
-static void note_flip(struct sim *s, struct sim_cg *cg)
+struct cpu_bw *sim_cpu_bw_of(struct sim *s)
 {
 	struct cpu_state *st = s->cpu_state;
 
-	if (!st)
-		return;
-	if (grow((void **)&st->flip, &st->cflip, st->nflip + 1, sizeof(int)) < 0) {
-		st->q_ncgs = SIZE_MAX;
-		return;
-	}
-	st->flip[st->nflip++] = cg->id + 1;
+	return st ? &st->bw : NULL;
 }
 
-/* Period boundaries and a quota running out, at now, for one group whose next CFS
- * event is due; true when its throttling changed (the rates must be recomputed). */
-static bool bandwidth_tick(struct sim *s, struct sim_cg *cg)
-{
-	bool changed = false;
-
-	runtime_settle(s, cg);
-	while (s->now >= cg->period_start + cg->period_ns) {
-		int was = cg->throttled;
-		int64_t thr = was ? s->now - cg->throttled_since : 0;
-		/* the kernel's period timer counts only periods the group was active in */
-		bool active = was || cg->runtime_left < cg->quota_ns;
-
-		cg->period_start += cg->period_ns;
-		cg->runtime_left = cg->quota_ns;
-		if (was) {
-			changed = true;
-			cg->throttled = false;
-			note_flip(s, cg);
-			/* throttled_time sums the throttled runqueues, one per CPU */
-			cg->throttled_ns += thr * cg->thr_cpus;
-			local_throttled(s, cg, thr, cg->thr_cpus);
-		}
-		if (active) {
-			cg->nr_periods++;
-			ucg_cpu_account_period_path(s->e, cg->hier->h, cg->path, was,
-						    (uint64_t)(thr * cg->thr_cpus), 0);
-		}
-	}
-	if (!cg->throttled && cg->runtime_left <= RUNTIME_EPS && cg->rate > 0) {
-		changed = true;
-		cg->throttled = true;
-		note_flip(s, cg);
-		cg->nr_throttled++;
-		cg->throttled_since = s->now;
-		cg->thr_cpus = cg->nr_active ? cg->nr_active : 1;
-	}
-	bw_calc(cg);
-	return changed;
-}
-
-/* Schedules the CPU timer at the earliest CFS event. */
-static int schedule_next(struct sim *s, struct cpu_state *st)
-{
-	sim_time at = next_change(st);
-
-	return at == SIM_TIME_MAX ? 0 : sim_schedule(s, at, &s->cpu_ev, ++s->cpu_gen);
-}
-
-static void cpu_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
+void sim_cpu_throttling_changed(struct sim *s)
 {
 	struct cpu_state *st = s->cpu_state;
-	bool changed = false;
-	size_t i;
 
-	(void)src;
-	if (arg != s->cpu_gen || !st || !sim_hier_of(s, SIM_SS_CPU))
-		return;
-	for (i = 0; i < st->nqg; i++) {
-		struct sim_cg *cg = st->qg[i];
-
-		if (cg->bw_next <= s->now && !cg->removed)
-			changed |= bandwidth_tick(s, cg);
-	}
-	if (changed) {
-		/* the first event since the last recompute, and the only one if the
-		 * recompute follows it: the runnable set still holds */
-		if (!s->cpu_dirty && s->nevents == st->upd_nevents)
-			st->bw_nevents = s->nevents + 1;
-		s->cpu_dirty = true;
-		return;
-	}
-	/* only new periods began: the rates hold, the next change moves */
-	if (schedule_next(s, st) < 0)
-		sim_fail(s, 0, -ENOMEM, "cpu model");
+	/* the first event since the last recompute, and the only one if the
+	 * recompute follows it: the runnable set still holds */
+	if (st && !s->cpu_dirty && s->nevents == st->upd_nevents)
+		st->bw_nevents = s->nevents + 1;
+	s->cpu_dirty = true;
 }
