@@ -293,6 +293,7 @@ int ucg_cgroup_remove(struct ucg_cgroup *cg)
 		return -EBUSY;
 	ucg_htable_remove(&parent->child_names, &cg->name_node);
 	ucg_htable_remove(&cg->h->by_serial, &cg->serial_node);
+	ucg_dircache_invalidate(&cg->h->dircache); /* its path no longer resolves */
 	ucg_list_del(&cg->sibling);
 	parent->nr_children--;
 	cg->h->nr_cgroups--;
@@ -334,6 +335,7 @@ int ucg_cgroup_rename(struct ucg_cgroup *cg, const char *name, size_t len)
 	if (!copy)
 		return -ENOMEM;
 	ucg_htable_remove(&parent->child_names, &cg->name_node);
+	ucg_dircache_invalidate(&cg->h->dircache); /* paths through the old name */
 	/* Cannot fail: the entry we just removed left room. */
 	r = ucg_htable_insert(&parent->child_names, &cg->name_node, name_hash(name, len));
 	(void)r;

@@ -57,12 +57,23 @@ static size_t next_component(const char **p, const char *end, const char **comp)
 	return (size_t)(e - s);
 }
 
-/* Resolves the first len bytes of path (which starts with '/'). */
-static int resolve_n(struct ucg_hierarchy *h, const char *path, size_t plen,
-		     const struct ucg_cred *cred, struct target *ret)
+/* Search permission on every directory above cg, from the root down: what walking
+ * a path to cg checks. */
+static int ancestors_access(const struct ucg_cred *cred, const struct ucg_cgroup *cg)
 {
-	struct ucg_cgroup *cur = h->root;
-	const char *p = path, *end = path + plen, *comp;
+	int r;
+
+	if (!cg->parent)
+		return 0;
+	r = ancestors_access(cred, cg->parent);
+	return r < 0 ? r : dir_access(cred, cg->parent, UCG_MAY_EXEC);
+}
+
+/* Walks path[from..end) from cur, one component at a time. */
+static int walk(struct ucg_cgroup *cur, const char *p, const char *end,
+		const struct ucg_cred *cred, struct target *ret)
+{
+	const char *comp;
 	size_t len;
 	int r;
 
@@ -92,6 +103,43 @@ static int resolve_n(struct ucg_hierarchy *h, const char *path, size_t plen,
 	ret->cg = cur;
 	ret->file = -1;
 	return 0;
+}
+
+/* Resolves the first plen bytes of path (which starts with '/'). The directory part
+ * (up to the last component) goes through the hierarchy's dircache: a hit gives the
+ * cgroup the walk would reach, and since the tree has not changed since it was
+ * stored, every lookup on the way would succeed, so only the search permissions are
+ * left to check, in the walk's order. The last component is looked up as usual. */
+static int resolve_n(struct ucg_hierarchy *h, const char *path, size_t plen,
+		     const struct ucg_cred *cred, struct target *ret)
+{
+	const char *end = path + plen, *last = end;
+	struct ucg_cgroup *dir;
+	size_t dlen;
+	int r;
+
+	while (last > path && last[-1] == '/')
+		last--;
+	while (last > path && last[-1] != '/')
+		last--;
+	dlen = (size_t)(last - path);
+	if (dlen <= 1)
+		return walk(h->root, path, end, cred, ret);
+	dir = ucg_dircache_find(&h->dircache, path, dlen);
+	if (dir) {
+		r = ancestors_access(cred, dir);
+		if (r < 0)
+			return r;
+	} else {
+		r = walk(h->root, path, last, cred, ret);
+		if (r < 0)
+			return r;
+		if (ret->file >= 0) /* a file with a component after it: the walk's answer */
+			return walk(h->root, path, end, cred, ret);
+		dir = ret->cg;
+		ucg_dircache_store(&h->dircache, path, dlen, dir);
+	}
+	return walk(dir, last, end, cred, ret);
 }
 
 static int resolve(struct ucg_hierarchy *h, const char *path, const struct ucg_cred *cred,

@@ -397,6 +397,7 @@ int ucg_remount(struct ucg_engine *e, struct ucg_hierarchy *h, const char *opts,
 		h->child_files = cf;
 		h->nr_child_files = ncf;
 		rf = cf = NULL;
+		ucg_dircache_invalidate(&h->dircache); /* new file tables: start afresh */
 		ucg_free(h->root->file_attrs);
 		h->root->file_attrs = attrs;
 		attrs = NULL;

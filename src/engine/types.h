@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "base/htable.h"
+#include "engine/dircache.h"
 #include "base/list.h"
 #include "engine/subsys.h"
 #include "engine/ucg.h"
@@ -70,6 +71,7 @@ struct ucg_hierarchy {
 	 * controllers are bound or released (only possible while the root is alone). */
 	struct ucg_dirfile *root_files, *child_files;
 	int nr_root_files, nr_child_files;
+	struct ucg_dircache dircache; /* resolved directory paths (engine/fs.c) */
 };
 
 struct ucg_cgroup {

@@ -58,6 +58,7 @@ struct verb {
 	int min, max; /* argument counts, words after the verb */
 	int (*check)(int argc, char **argv, char *why, size_t whylen);
 	int (*exec)(struct sim *s, struct sim_cmd *c);
+	int npaths; /* its first npaths arguments are NAME/path words (compiled at load) */
 };
 
 /* ---- numbers ---------------------------------------------------------------------- */
@@ -460,6 +461,53 @@ static int resolve(struct sim *s, struct sim_cmd *c, const char *word, struct si
 	return 0;
 }
 
+/* resolve() for argument k of c: its compiled path when the word had one (k: 0 for
+ * the first path word or echo's redirect, 1 for mv's second). The hierarchy is looked
+ * up by name once; until it is mounted, and for words not compiled, resolve() does
+ * the work (and words the error). */
+static int resolve_arg(struct sim *s, struct sim_cmd *c, int k, const char *word,
+		       struct sim_hier **hi, const char **path, char *buf, size_t blen)
+{
+	struct sim_cmd_path *cp = &c->paths[k];
+	int r;
+
+	if (cp->path && !cp->hi) {
+		char name[128];
+
+		memcpy(name, word, cp->hlen);
+		name[cp->hlen] = '\0';
+		cp->hi = sim_hier_by_name(s, name);
+	}
+	if (cp->path && cp->hi) {
+		*hi = cp->hi;
+		*path = cp->path;
+		return 0;
+	}
+	r = resolve(s, c, word, hi, buf, blen);
+	*path = buf;
+	return r;
+}
+
+/* What resolve() makes of word, compiled at load: only for words it cannot refuse by
+ * their shape (a NAME shorter than its buffer, a path that fits its buffer). */
+static int compile_path(struct sim_cmd_path *cp, const char *word)
+{
+	const char *slash = strchr(word, '/');
+	size_t nl = slash ? (size_t)(slash - word) : strlen(word);
+	const char *rest = slash && slash[1] ? slash : "/";
+	size_t rl = strlen(rest);
+
+	if (strchr(word, '$') || nl >= 128 || rl >= 1024)
+		return 0;
+	while (rl > 1 && rest[rl - 1] == '/')
+		rl--;
+	cp->path = ucg_strndup(rest, rl);
+	if (!cp->path)
+		return -ENOMEM;
+	cp->hlen = nl;
+	return 0;
+}
+
 static struct sim_task *task_arg(struct sim *s, struct sim_cmd *c, const char *name)
 {
 	struct sim_task *t = sim_task_by_name(s, name);
@@ -553,8 +601,9 @@ static int ex_mount(struct sim *s, struct sim_cmd *c)
 static int ex_mkdir(struct sim *s, struct sim_cmd *c)
 {
 	struct sim_hier *hi;
-	char path[1024];
-	int r = resolve(s, c, c->argv[1], &hi, path, sizeof(path));
+	char buf[1024];
+	const char *path;
+	int r = resolve_arg(s, c, 0, c->argv[1], &hi, &path, buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
@@ -571,8 +620,9 @@ static int ex_mkdir(struct sim *s, struct sim_cmd *c)
 static int ex_rmdir(struct sim *s, struct sim_cmd *c)
 {
 	struct sim_hier *hi;
-	char path[1024];
-	int r = resolve(s, c, c->argv[1], &hi, path, sizeof(path));
+	char buf[1024];
+	const char *path;
+	int r = resolve_arg(s, c, 0, c->argv[1], &hi, &path, buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
@@ -587,10 +637,11 @@ static int ex_rmdir(struct sim *s, struct sim_cmd *c)
 static int ex_mv(struct sim *s, struct sim_cmd *c)
 {
 	struct sim_hier *h1, *h2;
-	char p1[1024], p2[1024];
-	int r = resolve(s, c, c->argv[1], &h1, p1, sizeof(p1));
+	char b1[1024], b2[1024];
+	const char *p1, *p2;
+	int r = resolve_arg(s, c, 0, c->argv[1], &h1, &p1, b1, sizeof(b1));
 
-	if (r < 0 || (r = resolve(s, c, c->argv[2], &h2, p2, sizeof(p2))) < 0)
+	if (r < 0 || (r = resolve_arg(s, c, 1, c->argv[2], &h2, &p2, b2, sizeof(b2))) < 0)
 		return r;
 	if (h1 != h2)
 		return sim_fail(s, c->line, -EXDEV, "mv: cannot move '%s' to '%s'", c->argv[1],
@@ -606,45 +657,46 @@ static int ex_mv(struct sim *s, struct sim_cmd *c)
 	return 0;
 }
 
+/* Expands $name in template[0..len) into s->cmd_scratch (emptied first). */
+static int expand_into_scratch(struct sim *s, struct sim_cmd *c, const char *tmpl, size_t len);
+
 static int ex_echo(struct sim *s, struct sim_cmd *c)
 {
 	struct sim_hier *hi;
-	struct ucg_buf v;
-	char path[1024];
-	int i, r = resolve(s, c, c->redirect, &hi, path, sizeof(path));
+	const char *path, *value = c->value, *slash, *file;
+	size_t vlen = c->value_len;
+	char buf[1024];
+	int r;
 
+	if (c->dollar) { /* the words first, as a shell expands before it opens */
+		r = expand_into_scratch(s, c, c->value, c->value_len);
+		if (r < 0)
+			return r;
+		value = s->cmd_scratch.data;
+		vlen = s->cmd_scratch.len;
+	}
+	r = resolve_arg(s, c, 0, c->redirect, &hi, &path, buf, sizeof(buf));
 	if (r < 0)
 		return r;
-	ucg_buf_init(&v);
-	for (i = 1; i < c->argc; i++) {
-		if (i > 1)
-			ucg_buf_putc(&v, ' ');
-		ucg_buf_puts(&v, c->argv[i]);
-	}
-	ucg_buf_putc(&v, '\n');
-	r = ucg_buf_error(&v);
-	if (r == 0)
-		r = ucg_fs_write_all(s->e, hi->h, path, &s->root_cred, v.data, v.len);
-	ucg_buf_fini(&v);
+	r = ucg_fs_write_all(s->e, hi->h, path, &s->root_cred, value, vlen);
 	if (r < 0)
 		return sim_fail(s, c->line, r, "echo: write error");
-	{
-		/* the written cgroup and its subtree re-read their control values */
-		const char *slash = strrchr(path, '/');
-		const char *file = slash ? slash + 1 : path;
+	/* the written cgroup and its subtree re-read their control values */
+	slash = strrchr(path, '/');
+	file = slash ? slash + 1 : path;
+	if (strcmp(file, "cgroup.procs") && strcmp(file, "tasks")) {
 		char dir[1024];
+		size_t dl = slash && slash != path ? (size_t)(slash - path) : 1;
 		struct sim_cg *cg;
 
-		snprintf(dir, sizeof(dir), "%.*s", slash && slash != path ? (int)(slash - path) : 1,
-			 slash && slash != path ? path : "/");
+		memcpy(dir, slash && slash != path ? path : "/", dl);
+		dir[dl] = '\0';
 		cg = sim_cg_find(hi, dir);
-		if (strcmp(file, "cgroup.procs") && strcmp(file, "tasks")) {
-			if (cg)
-				invalidate_subtree(cg);
-			else
-				s->cfg_epoch++;
-			s->cfg_writes++;
-		}
+		if (cg)
+			invalidate_subtree(cg);
+		else
+			s->cfg_epoch++;
+		s->cfg_writes++;
 	}
 	s->cpu_dirty = true;
 	return 0;
@@ -654,8 +706,9 @@ static int ex_cat(struct sim *s, struct sim_cmd *c)
 {
 	struct sim_hier *hi;
 	struct ucg_buf b;
-	char path[1024];
-	int r = resolve(s, c, c->argv[1], &hi, path, sizeof(path));
+	char buf[1024];
+	const char *path;
+	int r = resolve_arg(s, c, 0, c->argv[1], &hi, &path, buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
@@ -982,8 +1035,9 @@ static int ex_note(struct sim *s, struct sim_cmd *c)
 static int ex_notify(struct sim *s, struct sim_cmd *c)
 {
 	struct sim_hier *hi;
-	char path[1024];
-	int r = resolve(s, c, c->argv[1], &hi, path, sizeof(path));
+	char buf[1024];
+	const char *path;
+	int r = resolve_arg(s, c, 0, c->argv[1], &hi, &path, buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
@@ -1009,11 +1063,11 @@ static int ex_events(struct sim *s, struct sim_cmd *c)
 
 static const struct verb verbs[] = {
 	{ "mount", 3, 3, ck_mount, ex_mount },
-	{ "mkdir", 1, 1, NULL, ex_mkdir },
-	{ "rmdir", 1, 1, NULL, ex_rmdir },
-	{ "mv", 2, 2, NULL, ex_mv },
+	{ "mkdir", 1, 1, NULL, ex_mkdir, 1 },
+	{ "rmdir", 1, 1, NULL, ex_rmdir, 1 },
+	{ "mv", 2, 2, NULL, ex_mv, 2 },
 	{ "echo", 2, MAX_WORDS, ck_echo, ex_echo },
-	{ "cat", 1, 1, NULL, ex_cat },
+	{ "cat", 1, 1, NULL, ex_cat, 1 },
 	{ "tc", 1, MAX_WORDS, NULL, ex_tc },
 	{ "cpus", 1, 1, ck_cpus, ex_cpus },
 	{ "memory", 1, 1, ck_memory, ex_memory },
@@ -1035,7 +1089,7 @@ static const struct verb verbs[] = {
 	{ "read", 3, 4, ck_io, ex_io },
 	{ "flow", 3, 6, ck_flow, ex_flow },
 	{ "note", 0, MAX_WORDS, NULL, ex_note },
-	{ "notify", 1, 2, NULL, ex_notify },
+	{ "notify", 1, 2, NULL, ex_notify, 1 },
 	{ "events", 0, 0, NULL, ex_events },
 };
 
@@ -1049,81 +1103,94 @@ static const struct verb *verb_find(const char *name)
 	return NULL;
 }
 
-/* Replaces $name with the task's tid in a copy of w; NULL on error (set). */
-static char *expand(struct sim *s, struct sim_cmd *c, const char *w)
+/* Appends w[0..len) to s->cmd_scratch with each $name replaced by the tid of the
+ * newest task of that name; a '$' not followed by a name stays. -ESRCH (the run
+ * stopped) for an unknown name. */
+static int expand_append(struct sim *s, struct sim_cmd *c, const char *w, size_t len)
 {
-	struct ucg_buf b;
-	const char *p;
+	static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
+					 "XYZ0123456789_-.";
+	struct ucg_buf *b = &s->cmd_scratch;
+	const char *p = w, *end = w + len;
 
-	if (!strchr(w, '$'))
-		return NULL;
-	ucg_buf_init(&b);
-	for (p = w; *p;) {
-		if (*p == '$') {
-			char name[128];
-			size_t n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
-						 "XYZ0123456789_-.");
-			struct sim_task *t;
+	while (p < end) {
+		const char *d = memchr(p, '$', (size_t)(end - p));
+		char name[128];
+		struct sim_task *t;
+		size_t n;
 
-			if (n == 0 || n >= sizeof(name)) {
-				ucg_buf_putc(&b, *p++);
-				continue;
-			}
-			memcpy(name, p + 1, n);
-			name[n] = '\0';
-			t = sim_task_by_name(s, name);
-			if (!t) {
-				ucg_buf_fini(&b);
-				sim_fail(s, c->line, -ESRCH, "%s: $%s", c->argv[0], name);
-				return NULL;
-			}
-			ucg_buf_printf(&b, "%d", t->tid);
-			p += n + 1;
-		} else {
-			ucg_buf_putc(&b, *p++);
+		if (!d) {
+			ucg_buf_append(b, p, (size_t)(end - p));
+			break;
 		}
+		ucg_buf_append(b, p, (size_t)(d - p));
+		for (n = 0; d + 1 + n < end && d[1 + n] && strchr(name_chars, d[1 + n]); n++)
+			;
+		if (n == 0 || n >= sizeof(name)) {
+			ucg_buf_putc(b, '$');
+			p = d + 1;
+			continue;
+		}
+		memcpy(name, d + 1, n);
+		name[n] = '\0';
+		t = sim_task_by_name(s, name);
+		if (!t)
+			return sim_fail(s, c->line, -ESRCH, "%s: $%s", c->argv[0], name);
+		ucg_buf_put_s64(b, t->tid);
+		p = d + 1 + n;
 	}
-	if (ucg_buf_error(&b)) {
-		ucg_buf_fini(&b);
-		sim_fail(s, c->line, -ENOMEM, "%s", c->argv[0]);
-		return NULL;
+	return 0;
+}
+
+static int expand_into_scratch(struct sim *s, struct sim_cmd *c, const char *tmpl, size_t len)
+{
+	int r;
+
+	ucg_buf_reset(&s->cmd_scratch);
+	r = expand_append(s, c, tmpl, len);
+	if (r == 0 && ucg_buf_error(&s->cmd_scratch))
+		r = sim_fail(s, c->line, -ENOMEM, "%s", c->argv[0]);
+	return r;
+}
+
+/* Runs c with its '$' words expanded: each into s->cmd_scratch (NUL-separated), the
+ * argument vector on the stack; the command sees the expansions in c->argv. */
+static int exec_expanded(struct sim *s, struct sim_cmd *c, const struct verb *v)
+{
+	char *tmp[MAX_WORDS + 1], **saved = c->argv;
+	size_t off[MAX_WORDS];
+	int i, r;
+
+	ucg_buf_reset(&s->cmd_scratch);
+	for (i = 0; i < c->argc; i++) {
+		if (!(c->dollar & (1ull << i)))
+			continue;
+		off[i] = s->cmd_scratch.len;
+		r = expand_append(s, c, c->argv[i], strlen(c->argv[i]));
+		if (r < 0)
+			return r;
+		ucg_buf_putc(&s->cmd_scratch, '\0');
 	}
-	return ucg_buf_steal(&b, NULL);
+	if (ucg_buf_error(&s->cmd_scratch))
+		return sim_fail(s, c->line, -ENOMEM, "%s", c->argv[0]);
+	for (i = 0; i < c->argc; i++)
+		tmp[i] = c->dollar & (1ull << i) ? s->cmd_scratch.data + off[i] : saved[i];
+	tmp[c->argc] = NULL;
+	c->argv = tmp;
+	r = v->exec(s, c);
+	c->argv = saved;
+	return r;
 }
 
 int sim_cmd_exec(struct sim *s, struct sim_cmd *c)
 {
-	const struct verb *v = verb_find(c->argv[0]);
-	char **saved = c->argv, **tmp;
-	int i, r;
+	const struct verb *v = c->verb ? c->verb : verb_find(c->argv[0]);
 
 	sim_cpu_flush(s); /* cpuacct files show the CPU time up to now */
-	tmp = ucg_calloc((size_t)c->argc + 1, sizeof(*tmp));
-	if (!tmp)
-		return sim_fail(s, c->line, -ENOMEM, "%s", c->argv[0]);
-	for (i = 0; i < c->argc; i++) {
-		char *x = expand(s, c, c->argv[i]);
-
-		if (s->stopped) {
-			r = s->run_err;
-			goto out;
-		}
-		tmp[i] = x;
-	}
-	for (i = 0; i < c->argc; i++)
-		if (!tmp[i])
-			tmp[i] = saved[i];
-	c->argv = tmp;
-	r = v->exec(s, c);
-	c->argv = saved;
-	for (i = 0; i < c->argc; i++)
-		if (tmp[i] == saved[i])
-			tmp[i] = NULL;
-out:
-	for (i = 0; i < c->argc; i++)
-		ucg_free(tmp[i]);
-	ucg_free(tmp);
-	return r;
+	/* echo expands its own words (one template: they are joined anyway) */
+	if (c->dollar && v->exec != ex_echo)
+		return exec_expanded(s, c, v);
+	return v->exec(s, c);
 }
 
 static void cmd_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
@@ -1171,10 +1238,45 @@ static int split(char *line, char **w, char *why, size_t whylen)
 	return n;
 }
 
-static int add_cmd(struct sim *s, sim_time at, int line, int argc, char **argv)
+/* The parts of c that firing would otherwise work out each time (struct sim_cmd). */
+static int compile_cmd(struct sim_cmd *c, const struct verb *v)
+{
+	int i, r;
+
+	c->verb = v;
+	for (i = 0; i < c->argc; i++)
+		if (strchr(c->argv[i], '$'))
+			c->dollar |= 1ull << i;
+	for (i = 0; i < v->npaths; i++) {
+		r = compile_path(&c->paths[i], c->argv[1 + i]);
+		if (r < 0)
+			return r;
+	}
+	if (v->exec == ex_echo) {
+		struct ucg_buf b;
+
+		ucg_buf_init(&b);
+		for (i = 1; i < c->argc; i++) {
+			if (i > 1)
+				ucg_buf_putc(&b, ' ');
+			ucg_buf_puts(&b, c->argv[i]);
+		}
+		ucg_buf_putc(&b, '\n');
+		if (ucg_buf_error(&b)) {
+			ucg_buf_fini(&b);
+			return -ENOMEM;
+		}
+		c->value = ucg_buf_steal(&b, &c->value_len);
+		return compile_path(&c->paths[0], c->redirect);
+	}
+	return 0;
+}
+
+static int add_cmd(struct sim *s, sim_time at, int line, int argc, char **argv,
+		   const struct verb *verb)
 {
 	struct sim_cmd *c, *v;
-	int i, echo = !strcmp(argv[0], "echo");
+	int i, echo = verb->exec == ex_echo;
 
 	v = ucg_realloc(s->cmds, (s->ncmds + 1) * sizeof(*v));
 	if (!v)
@@ -1203,7 +1305,7 @@ static int add_cmd(struct sim *s, sim_time at, int line, int argc, char **argv)
 		if (!c->argv[i])
 			return -ENOMEM;
 	}
-	return 0;
+	return compile_cmd(c, verb);
 }
 
 int sim_scenario_parse(struct sim *s, const char *filename, const char *text, size_t len,
@@ -1300,7 +1402,7 @@ int sim_scenario_parse(struct sim *s, const char *filename, const char *text, si
 		}
 		if (v->check && (r = v->check(n - argc0 - 1, w + argc0 + 1, why, sizeof(why))) < 0)
 			goto fail;
-		r = add_cmd(s, at, lineno, n - argc0, w + argc0);
+		r = add_cmd(s, at, lineno, n - argc0, w + argc0, v);
 		if (r < 0) {
 			snprintf(why, sizeof(why), "out of memory");
 			goto fail;
@@ -1328,8 +1430,12 @@ void sim_scenario_fini(struct sim *s)
 			ucg_free(s->cmds[i].argv[k]);
 		ucg_free(s->cmds[i].argv);
 		ucg_free(s->cmds[i].redirect);
+		ucg_free(s->cmds[i].value);
+		ucg_free(s->cmds[i].paths[0].path);
+		ucg_free(s->cmds[i].paths[1].path);
 	}
 	ucg_free(s->cmds);
+	ucg_buf_fini(&s->cmd_scratch);
 	s->cmds = NULL;
 	s->ncmds = 0;
 }

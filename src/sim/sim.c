@@ -359,9 +359,16 @@ bool sim_cg_is_under(const struct sim_cg *cg, const struct sim_cg *ancestor)
 static bool cg_read(struct sim *s, struct sim_cg *cg, const char *file, struct ucg_buf *b)
 {
 	char path[512];
+	size_t dl = cg->path[1] ? strlen(cg->path) : 0, fl = strlen(file);
 
 	ucg_buf_reset(b);
-	snprintf(path, sizeof(path), "%s/%s", strcmp(cg->path, "/") ? cg->path : "", file);
+	if (dl + 1 + fl < sizeof(path)) { /* the usual case, without snprintf's cost */
+		memcpy(path, cg->path, dl);
+		path[dl] = '/';
+		memcpy(path + dl + 1, file, fl + 1);
+	} else {
+		snprintf(path, sizeof(path), "%s/%s", dl ? cg->path : "", file);
+	}
 	return ucg_fs_read_all(s->e, cg->hier->h, path, &s->root_cred, b) == 0 && b->data;
 }
 

@@ -264,6 +264,16 @@ struct sim_cmd {
 	int argc;
 	char **argv;
 	char *redirect;      /* echo ... > path */
+	/* Compiled at load (scenario.c), so firing does no parsing it can avoid. */
+	const void *verb;    /* its entry in scenario.c's verb table */
+	uint64_t dollar;     /* bit i: argv[i] holds a '$' (expanded when fired) */
+	char *value;         /* echo without '$' in its words: them joined, "\n" ended */
+	size_t value_len;
+	struct sim_cmd_path { /* a NAME/path word without '$' (echo: the redirect) */
+		char *path;      /* as resolve() makes it: "/rest", no trailing '/' */
+		size_t hlen;     /* length of NAME */
+		struct sim_hier *hi; /* found at the first fire; mounts are never undone */
+	} paths[2];
 };
 
 struct sim_sample {
@@ -293,6 +303,7 @@ struct sim {
 	char *filename;
 	struct sim_cmd *cmds;
 	size_t ncmds;
+	struct ucg_buf cmd_scratch; /* a fired command's $-expanded words (scenario.c) */
 
 	/* engine view */
 	struct sim_hier *hier[SIM_MAX_HIER];

@@ -191,6 +191,39 @@ static void test_membership(void)
 	sim_free(s);
 }
 
+/* Commands are compiled at load (verb, joined echo words, resolved paths); the '$'
+ * words are still expanded when they fire, in order, and a hierarchy is found by name
+ * only once it is mounted. */
+static void test_compiled_commands(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s = ts_run("mount -o none,name=t t\nspawn x\nspawn y\n"
+			       "note pid=$x and $ alone $$y end$\n"
+			       "mkdir t/b//\necho \"$x\" > t/b/cgroup.procs\n"
+			       "echo 1 > t/b/notify_on_release\ncat t/b/notify_on_release\n"
+			       "mv t/b t/c\ncat t/c/cgroup.procs\nmkdir t/b\ncat t/b/notify_on_release\n"
+			       "exit y\nspawn y\necho $y > t/c/cgroup.procs\ncat t/c/cgroup.procs\n",
+			       0, SIM_CHARGING_KERNEL, &r, &err);
+
+	T_EQ_INT(r, 0);
+	T_CHECK(strstr(sim_log(s), "# pid=100 and $ alone $101 end$\n") != NULL);
+	T_CHECK(strstr(sim_log(s), "$ cat t/b/notify_on_release\n1\n") != NULL);
+	T_CHECK(strstr(sim_log(s), "$ cat t/c/cgroup.procs\n100\n[") != NULL);
+	T_CHECK(strstr(sim_log(s), "$ cat t/b/notify_on_release\n0\n") != NULL);
+	/* $y is the newest task of that name */
+	T_CHECK(strstr(sim_log(s), "$ cat t/c/cgroup.procs\n100\n102\n") != NULL);
+	sim_free(s);
+	expect_run_error("spawn x\nnote $x $nobody\n", -ESRCH,
+			 "t.ucg:2: note: $nobody: No such process");
+	expect_run_error("mount -o none,name=t t\necho 1 $nobody > t/nope\n", -ESRCH,
+			 "t.ucg:2: echo: $nobody: No such process");
+	expect_run_error("mkdir t/a\nmount -o none,name=t t\n", -ENOENT,
+			 "t.ucg:1: mkdir: t/a: no hierarchy mounted as 't': No such file or directory");
+	expect_run_error("mount -o none,name=t t\nat 1s mkdir t/a\nat 1s mv t/a u/b\n", -ENOENT,
+			 "t.ucg:3: mv: u/b: no hierarchy mounted as 'u': No such file or directory");
+}
+
 static const char *const det_scenario =
 	"cpus 2\n"
 	"mount -o none,name=t t\n"
@@ -266,6 +299,7 @@ int main(void)
 	T_RUN(test_parse_errors);
 	T_RUN(test_run_errors);
 	T_RUN(test_membership);
+	T_RUN(test_compiled_commands);
 	T_RUN(test_determinism);
 	T_RUN(test_event_limit);
 	T_RUN(test_alloc_failure);
