@@ -71,6 +71,102 @@ void ucg_buf_putc(struct ucg_buf *b, char c)
 	ucg_buf_append(b, &c, 1);
 }
 
+/* The conversions simple_format handles: %%, %s, %.*s, and %d %u %x with an optional
+ * l, ll or z (z: %zu only). Nothing else (flags, widths, floats) — vsnprintf does those. */
+static int simple_fmt(const char *f)
+{
+	for (; *f; f++) {
+		if (*f != '%')
+			continue;
+		f++;
+		if (*f == '%' || *f == 's')
+			continue;
+		if (f[0] == '.' && f[1] == '*' && f[2] == 's') {
+			f += 2;
+			continue;
+		}
+		if (*f == 'z') {
+			if (f[1] != 'u')
+				return 0;
+			f++;
+			continue;
+		}
+		if (*f == 'l')
+			f += f[1] == 'l' ? 2 : 1;
+		if (*f != 'd' && *f != 'u' && *f != 'x')
+			return 0;
+	}
+	return 1;
+}
+
+static void put_hex(struct ucg_buf *b, unsigned long long v)
+{
+	char tmp[16], *p = tmp + sizeof(tmp);
+
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	ucg_buf_append(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+/* printf for the formats simple_fmt accepts, the same output as vsnprintf's: control
+ * files are mostly "%u\n" or "%s %llu\n", and vsnprintf's set-up cost more than the
+ * formatting. */
+static void simple_format(struct ucg_buf *b, const char *f, va_list ap)
+{
+	while (*f) {
+		const char *lit = f;
+		int len = 0;
+
+		while (*f && *f != '%')
+			f++;
+		if (f > lit)
+			ucg_buf_append(b, lit, (size_t)(f - lit));
+		if (!*f)
+			break;
+		f++;
+		if (*f == '%') {
+			ucg_buf_putc(b, '%');
+			f++;
+			continue;
+		}
+		if (*f == 's' || *f == '.') {
+			int prec = -1;
+			const char *str;
+
+			if (*f == '.') {
+				prec = va_arg(ap, int);
+				f += 2;
+			}
+			str = va_arg(ap, const char *);
+			if (!str)
+				str = "(null)";
+			ucg_buf_append(b, str, prec < 0 ? strlen(str) : strnlen(str, (size_t)prec));
+			f++;
+			continue;
+		}
+		if (*f == 'z') {
+			ucg_buf_put_u64(b, va_arg(ap, size_t));
+			f += 2;
+			continue;
+		}
+		while (*f == 'l') {
+			len++;
+			f++;
+		}
+		if (*f == 'd')
+			ucg_buf_put_s64(b, len == 2 ? va_arg(ap, long long)
+					   : len == 1 ? va_arg(ap, long) : va_arg(ap, int));
+		else if (*f == 'u')
+			ucg_buf_put_u64(b, len == 2 ? va_arg(ap, unsigned long long)
+					   : len == 1 ? va_arg(ap, unsigned long) : va_arg(ap, unsigned));
+		else
+			put_hex(b, len == 2 ? va_arg(ap, unsigned long long)
+				   : len == 1 ? va_arg(ap, unsigned long) : va_arg(ap, unsigned));
+		f++;
+	}
+}
+
 /* One vsnprintf into the spare room when it fits (the usual case), a second only when
  * it did not: formatting was the largest cost of reading a small control file. */
 void ucg_buf_vprintf(struct ucg_buf *b, const char *fmt, va_list ap)
@@ -81,6 +177,10 @@ void ucg_buf_vprintf(struct ucg_buf *b, const char *fmt, va_list ap)
 
 	if (reserve(b, 0) < 0)
 		return;
+	if (simple_fmt(fmt)) {
+		simple_format(b, fmt, ap);
+		return;
+	}
 	room = b->cap - b->len;
 	va_copy(aq, ap);
 	n = vsnprintf(b->data + b->len, room, fmt, aq);

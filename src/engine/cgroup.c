@@ -37,9 +37,11 @@ struct ucg_cgroup *ucg_cgroup_find_child(const struct ucg_cgroup *cg, const char
 					 size_t len)
 {
 	struct name_key k = { name, len };
-	struct ucg_hnode *n = ucg_htable_find(&cg->child_names, name_hash(name, len),
-					      name_match, &k);
+	struct ucg_hnode *n;
 
+	if (!cg->child_names.count) /* a leaf: most file lookups end in one; skip the hash */
+		return NULL;
+	n = ucg_htable_find(&cg->child_names, name_hash(name, len), name_match, &k);
 	return n ? ucg_container_of(n, struct ucg_cgroup, name_node) : NULL;
 }
 

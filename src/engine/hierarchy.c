@@ -60,12 +60,10 @@ struct ucg_hierarchy *ucg_subsys_hierarchy(struct ucg_engine *e, int id)
 
 /* ---- file tables ------------------------------------------------------------------ */
 
+/* A table and its names are one allocation (build_files). */
 static void free_files(struct ucg_dirfile *f, int n)
 {
-	int i;
-
-	for (i = 0; f && i < n; i++)
-		ucg_free(f[i].name);
+	(void)n;
 	ucg_free(f);
 }
 
@@ -81,53 +79,83 @@ static int want_file(const struct ucg_cftype *cft, int root)
 	return !(cft->flags & UCG_CFT_ONLY_ON_ROOT);
 }
 
-/* Builds the sorted file table of a root (root=1) or of any other cgroup. */
-static int build_files(uint32_t ss_mask, unsigned flags, int root, struct ucg_dirfile **ret,
-		       int *ret_n)
+/* Visits the files of a root (root=1) or of any other cgroup: fn gets each file's
+ * controller (NULL: a core file), type and whether its name takes the prefix. */
+static void each_file(uint32_t ss_mask, unsigned flags, int root,
+		      void (*fn)(void *ctx, const struct ucg_subsys *ss,
+				 const struct ucg_cftype *cft, int prefix),
+		      void *ctx)
 {
-	struct ucg_dirfile *f = NULL;
-	int n = 0, cap = 0, i;
 	const struct ucg_cftype *cft;
+	int i;
 
 	for (i = -1; i < UCG_SUBSYS_COUNT; i++) {
 		const struct ucg_subsys *ss = i < 0 ? NULL : ucg_subsys_table[i];
 
 		if (ss && !(ss_mask & (1u << i)))
 			continue;
-		for (cft = ss ? ss->files : ucg_core_files; cft && cft->name; cft++) {
-			struct ucg_dirfile *nf;
-			size_t len;
-
-			if (!want_file(cft, root))
-				continue;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 16;
-				nf = ucg_realloc(f, (size_t)cap * sizeof(*f));
-				if (!nf)
-					goto nomem;
-				f = nf;
-			}
-			len = strlen(cft->name) + (ss ? strlen(ss->name) + 2 : 1);
-			f[n].name = ucg_malloc(len);
-			if (!f[n].name)
-				goto nomem;
-			if (ss && !(flags & UCG_HF_NOPREFIX) && !(cft->flags & UCG_CFT_NO_PREFIX))
-				snprintf(f[n].name, len, "%s.%s", ss->name, cft->name);
-			else
-				snprintf(f[n].name, len, "%s", cft->name);
-			f[n].name_len = strlen(f[n].name);
-			f[n].cft = cft;
-			f[n].ss = ss;
-			n++;
-		}
+		for (cft = ss ? ss->files : ucg_core_files; cft && cft->name; cft++)
+			if (want_file(cft, root))
+				fn(ctx, ss, cft,
+				   ss && !(flags & UCG_HF_NOPREFIX) && !(cft->flags & UCG_CFT_NO_PREFIX));
 	}
-	qsort(f, (size_t)n, sizeof(*f), dirfile_cmp);
-	*ret = f;
-	*ret_n = n;
+}
+
+struct files_acc {
+	struct ucg_dirfile *f; /* NULL while counting */
+	char *names;           /* where the next name goes */
+	int n;
+	size_t bytes;          /* names, NULs included */
+};
+
+static void add_file(void *ctx, const struct ucg_subsys *ss, const struct ucg_cftype *cft,
+		     int prefix)
+{
+	struct files_acc *a = ctx;
+	size_t pl = prefix ? strlen(ss->name) : 0, nl = strlen(cft->name);
+	size_t len = (prefix ? pl + 1 : 0) + nl;
+
+	if (a->f) {
+		struct ucg_dirfile *d = &a->f[a->n];
+		char *p = a->names;
+
+		if (prefix) {
+			memcpy(p, ss->name, pl);
+			p[pl] = '.';
+			p += pl + 1;
+		}
+		memcpy(p, cft->name, nl + 1);
+		d->name = a->names;
+		d->name_len = len;
+		d->cft = cft;
+		d->ss = ss;
+		a->names += len + 1;
+	}
+	a->n++;
+	a->bytes += len + 1;
+}
+
+/* Builds the sorted file table of a root (root=1) or of any other cgroup: counted
+ * first, then the entries and their names made in one allocation (a mount makes two
+ * tables of dozens of files; one allocation each instead of one per name). */
+static int build_files(uint32_t ss_mask, unsigned flags, int root, struct ucg_dirfile **ret,
+		       int *ret_n)
+{
+	struct files_acc a = { NULL, NULL, 0, 0 };
+	size_t table;
+
+	each_file(ss_mask, flags, root, add_file, &a);
+	table = (size_t)a.n * sizeof(*a.f);
+	a.f = ucg_malloc(table + a.bytes);
+	if (!a.f)
+		return -ENOMEM;
+	a.names = (char *)a.f + table;
+	a.n = 0;
+	each_file(ss_mask, flags, root, add_file, &a);
+	qsort(a.f, (size_t)a.n, sizeof(*a.f), dirfile_cmp);
+	*ret = a.f;
+	*ret_n = a.n;
 	return 0;
-nomem:
-	free_files(f, n);
-	return -ENOMEM;
 }
 
 /* ---- life cycle ------------------------------------------------------------------- */

@@ -457,13 +457,15 @@ void sim_cg_refresh(struct sim *s, struct sim_cg *cg)
 			cg->blk_weight = (unsigned)parse_s64(b.data, 100);
 		if (cg->blk_weight == 0)
 			cg->blk_weight = 100;
-		if (cg_read(s, cg, "blkio.throttle.read_bps_device", &b))
+		/* throttle rules name devices: with none (yet) they can set nothing, and
+		 * adding one re-reads every cgroup (scenario.c's changed()) */
+		if (s->ndevs && cg_read(s, cg, "blkio.throttle.read_bps_device", &b))
 			parse_dev_rules(s, b.data, cg->rbps, NULL);
-		if (cg_read(s, cg, "blkio.throttle.write_bps_device", &b))
+		if (s->ndevs && cg_read(s, cg, "blkio.throttle.write_bps_device", &b))
 			parse_dev_rules(s, b.data, cg->wbps, NULL);
-		if (cg_read(s, cg, "blkio.throttle.read_iops_device", &b))
+		if (s->ndevs && cg_read(s, cg, "blkio.throttle.read_iops_device", &b))
 			parse_dev_rules(s, b.data, NULL, cg->riops);
-		if (cg_read(s, cg, "blkio.throttle.write_iops_device", &b))
+		if (s->ndevs && cg_read(s, cg, "blkio.throttle.write_iops_device", &b))
 			parse_dev_rules(s, b.data, NULL, cg->wiops);
 	}
 	if ((m & (1u << SIM_SS_MEMORY)) && cg_read(s, cg, "memory.soft_limit_in_bytes", &b)) {
