@@ -1103,13 +1103,18 @@ static const struct verb *verb_find(const char *name)
 	return NULL;
 }
 
+/* A task name's characters: letters, digits, '_', '-' and '.'. */
+static bool is_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-' || c == '.';
+}
+
 /* Appends w[0..len) to s->cmd_scratch with each $name replaced by the tid of the
  * newest task of that name; a '$' not followed by a name stays. -ESRCH (the run
  * stopped) for an unknown name. */
 static int expand_append(struct sim *s, struct sim_cmd *c, const char *w, size_t len)
 {
-	static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
-					 "XYZ0123456789_-.";
 	struct ucg_buf *b = &s->cmd_scratch;
 	const char *p = w, *end = w + len;
 
@@ -1124,7 +1129,7 @@ static int expand_append(struct sim *s, struct sim_cmd *c, const char *w, size_t
 			break;
 		}
 		ucg_buf_append(b, p, (size_t)(d - p));
-		for (n = 0; d + 1 + n < end && d[1 + n] && strchr(name_chars, d[1 + n]); n++)
+		for (n = 0; d + 1 + n < end && is_name_char(d[1 + n]); n++)
 			;
 		if (n == 0 || n >= sizeof(name)) {
 			ucg_buf_putc(b, '$');
