@@ -63,7 +63,7 @@ static int ancestors_access(const struct ucg_cred *cred, const struct ucg_cgroup
 {
 	int r;
 
-	if (!cg->parent)
+	if (!cg->parent || ucg_perm_search_always(cred))
 		return 0;
 	r = ancestors_access(cred, cg->parent);
 	return r < 0 ? r : dir_access(cred, cg->parent, UCG_MAY_EXEC);
@@ -75,13 +75,13 @@ static int walk(struct ucg_cgroup *cur, const char *p, const char *end,
 {
 	const char *comp;
 	size_t len;
-	int r;
+	int r, search = ucg_perm_search_always(cred);
 
 	while ((len = next_component(&p, end, &comp))) {
 		struct ucg_cgroup *child;
 		int idx;
 
-		r = dir_access(cred, cur, UCG_MAY_EXEC);
+		r = search ? 0 : dir_access(cred, cur, UCG_MAY_EXEC);
 		if (r < 0)
 			return r;
 		child = ucg_cgroup_find_child(cur, comp, len);

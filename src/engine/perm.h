@@ -15,6 +15,13 @@
  * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH. 0 or -EACCES. */
 int ucg_perm_check(const struct ucg_cred *c, uint32_t mode, uint32_t uid, uint32_t gid,
 		   int is_dir, int want);
+/* Whether ucg_perm_check grants search (UCG_MAY_EXEC) on every directory to c,
+ * whatever its mode: either capability does (see ucg_perm_check), so a path walk
+ * can skip the per-directory checks. */
+static inline int ucg_perm_search_always(const struct ucg_cred *c)
+{
+	return (c->caps & (UCG_CAP_DAC_OVERRIDE | UCG_CAP_DAC_READ_SEARCH)) != 0;
+}
 /* The sticky-directory rule of unlink/rmdir/rename: 0 or -EPERM. */
 int ucg_perm_sticky(const struct ucg_cred *c, uint32_t dir_mode, uint32_t dir_uid,
 		    uint32_t victim_uid);

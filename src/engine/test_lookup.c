@@ -92,6 +92,31 @@ static void test_search_permission_on_hit(void)
 	ucg_engine_free(e);
 }
 
+/* Either DAC capability grants search on any directory: a lookup through 0700
+ * directories of another owner succeeds with one, fails without (walk and hit). */
+static void test_search_by_capability(void)
+{
+	struct ucg_engine *e = fx_engine();
+	struct ucg_hierarchy *h = fx_mount(e, "none,name=t");
+	struct ucg_cred root = ucg_cred_root(), user = ucg_cred_user(1001, 100);
+	struct ucg_cred over = user, search = user;
+	struct ucg_stat st;
+	int i;
+
+	over.caps = UCG_CAP_DAC_OVERRIDE;
+	search.caps = UCG_CAP_DAC_READ_SEARCH;
+	T_EQ_INT(ucg_fs_mkdir(e, h, "/p", 0700, &root), 0);
+	T_EQ_INT(ucg_fs_mkdir(e, h, "/p/q", 0700, &root), 0);
+	for (i = 0; i < 2; i++) {
+		T_EQ_INT(ucg_fs_getattr(e, h, "/p/q/tasks", &over, &st), 0);
+		T_EQ_INT(ucg_fs_getattr(e, h, "/p/q/tasks", &search, &st), 0);
+		T_EQ_INT(ucg_fs_getattr(e, h, "/p/q/tasks", &user, &st), -EACCES);
+		T_EQ_INT(ucg_fs_getattr(e, h, "/p/q", &user, &st), -EACCES);
+		T_EQ_INT(ucg_fs_getattr(e, h, "/p", &user, &st), 0);
+	}
+	ucg_engine_free(e);
+}
+
 /* Other spellings of a path, failures (never cached), a file in the directory part. */
 static void test_spellings_and_failures(void)
 {
@@ -185,6 +210,7 @@ int main(void)
 	T_RUN(test_rmdir_and_new_cgroup);
 	T_RUN(test_rename);
 	T_RUN(test_search_permission_on_hit);
+	T_RUN(test_search_by_capability);
 	T_RUN(test_spellings_and_failures);
 	T_RUN(test_many_and_long);
 	T_RUN(test_read_all_out);
