@@ -15,6 +15,27 @@
 #include "base/buf.h"
 #include "sim/test_sim.h"
 
+/* The accounting identities, exact in whole ns whatever the rounding: each
+ * hierarchy's root has all the tasks' time (every hierarchy is mounted before
+ * anything runs, and a removed cgroup's time stays counted above it), and with one
+ * `cpus` line (at the start) and no md helper the idle time is the rest of the CPUs'
+ * time. */
+static void check_identities(struct sim *s, const char *text)
+{
+	int64_t tasks = 0;
+	const char *p = text;
+	size_t i, ncpus_lines = 0;
+
+	for (i = 0; i < s->ntasks; i++)
+		tasks += s->tasks[i]->cpu_ns;
+	for (i = 0; i < s->nhier; i++)
+		T_EQ_INT(s->hier[i]->root->cpu_ns, tasks);
+	for (; (p = strstr(p, "cpus ")); p++)
+		ncpus_lines++;
+	if (ncpus_lines == 1 && !s->attr.helper_cpu_ns) /* md's helper time is extra */
+		T_EQ_INT(s->idle_ns + tasks, (int64_t)s->nr_cpus * s->now);
+}
+
 /* Everything a run produced that the CPU model feeds, as text. */
 static char *run_text(const char *text, size_t len, bool full, int *ret_r)
 {
@@ -61,6 +82,8 @@ static char *run_text(const char *text, size_t len, bool full, int *ret_r)
 	}
 	ucg_buf_printf(&b, "idle %lld events %llu rates %016llx\n", (long long)s->idle_ns,
 		       (unsigned long long)sim_events(s), (unsigned long long)sim_cpu_digest);
+	if (r == 0)
+		check_identities(s, text);
 	sim_free(s);
 	return ucg_buf_steal(&b, NULL);
 }
