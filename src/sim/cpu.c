@@ -25,11 +25,15 @@
  * most 1). Sorted by D_j/w_j ascending, entity j gets
  *         a_j = min(D_j, C_left * w_j / W_left),  then C_left -= a_j, W_left -= w_j,
  * the max-min fair allocation weighted by w; a group's a_j is the capacity of its own
- * runqueue on that CPU. Example: 1 CPU, A (1024) and B (512) both busy: A = 2/3,
- * B = 1/3. Example: 2 CPUs, A's two busy tasks pinned to CPU 0 and CPU 1, B's one
- * task on CPU 0, equal shares: A weighs 512 on each CPU, so on CPU 0 A gets 1/3 and
- * B 2/3, on CPU 1 A gets 1: A = 4/3, B = 2/3 (the kernel: 0.674 of the total for A,
- * bench/sim_vs_kernel_cpu.sh "nested", where a global fair share would say 1/2).
+ * runqueue on that CPU. From the first entity whose demand does not bind on, C_left /
+ * W_left stays what it was, so those entities get w_j · (C_left / W_left) from one
+ * division (the same allocation; the floats may differ from the step-by-step
+ * quotients in the last bits); an entity alone gets min(D_j, C). Example: 1 CPU,
+ * A (1024) and B (512) both busy: A = 2/3, B = 1/3. Example: 2 CPUs, A's two busy
+ * tasks pinned to CPU 0 and CPU 1, B's one task on CPU 0, equal shares: A weighs 512
+ * on each CPU, so on CPU 0 A gets 1/3 and B 2/3, on CPU 1 A gets 1: A = 4/3, B = 2/3
+ * (the kernel: 0.674 of the total for A, bench/sim_vs_kernel_cpu.sh "nested", where
+ * a global fair share would say 1/2).
  *
  * Placement and balancing. A task that becomes runnable (or whose CPU it may no
  * longer use) goes, in tid order, to the allowed CPU with the least runnable demand
@@ -90,9 +94,12 @@
  * changes (at the end of the recompute that changed it) and when the time is read:
  * before every command (which may read cpuacct files or move the task), a task's
  * exit, each sample and the end of the run. Rounding rule: one rounding per stretch
- * between two such instants (the old model rounded per event; the two differ by
- * under 1 ns per event; the shipped goldens came out unchanged). The sums are
- * of integers, so the task = Σ-of-its-time, cgroup = Σ-of-its-tasks and
+ * between two such instants (the model before rounded at every event; the two differ
+ * by under 1 ns per event; the shipped goldens came out unchanged, while in bench
+ * cpu_quota, whose groups sit at the edge of their quotas, a few groups' throttle
+ * counts and throttled times move: ns-level differences tip the balancer one way or
+ * the other, and the CPUs a group is throttled on count in throttled_time). The
+ * sums are of integers, so the task = Σ-of-its-time, cgroup = Σ-of-its-tasks and
  * idle + Σ tasks = CPUs × time identities hold exactly; the floats are IEEE
  * arithmetic in a fixed order, the same on every machine.
  *
@@ -118,7 +125,10 @@
  * a look at each group with a quota for the earliest CFS event, the balancer's
  * look at the root loads, and the water-filling of every CPU whose tree changed —
  * when a quota throttles a group, each of its CPUs, where every entity's rate
- * changes (bench_sim_events cpu_quota: ~6 CPUs of ~12 entities each per event).
+ * changes (bench_sim_events cpu_quota: ~4.4 CPUs of ~13 entities each per recompute,
+ * ~50 tasks' rates changed). The balancer looks at a CPU's tasks only when what its
+ * runqueues hold changed since it last did, or their least h_load leaves room for a
+ * move.
  *
  * Limits. Balancing is a deterministic rule, not the kernel's timing: the kernel's
  * outcome depends on where tasks woke up and when its balancer ran, so with free tasks
