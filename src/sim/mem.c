@@ -903,13 +903,12 @@ void sim_task_release_mem(struct sim *s, struct sim_task *t)
 
 /* ---- page cache --------------------------------------------------------------------- */
 
-/* Makes f's size at least npages and, with slots, allocates the page-map chunks
- * of pages [first, npages) (slots SIM_NO_FRAME). */
-static int file_grow(struct sim_file *f, uint64_t first, uint64_t npages, bool slots)
+/* Allocates the page-map chunks of pages [first, end) of f (slots SIM_NO_FRAME). */
+static int file_slots(struct sim_file *f, uint64_t first, uint64_t end)
 {
-	uint64_t need = (npages + SIM_FILE_MASK) >> SIM_FILE_SHIFT, c;
+	uint64_t need = (end + SIM_FILE_MASK) >> SIM_FILE_SHIFT, c;
 
-	if (slots && need > f->nmap) {
+	if (need > f->nmap) {
 		uint64_t n = f->nmap ? f->nmap : 16;
 		uint32_t **v;
 
@@ -923,7 +922,7 @@ static int file_grow(struct sim_file *f, uint64_t first, uint64_t npages, bool s
 		f->map = v;
 		f->nmap = n;
 	}
-	for (c = first >> SIM_FILE_SHIFT; slots && c < need; c++) {
+	for (c = first >> SIM_FILE_SHIFT; c < need; c++) {
 		size_t i;
 
 		if (f->map[c])
@@ -934,9 +933,13 @@ static int file_grow(struct sim_file *f, uint64_t first, uint64_t npages, bool s
 		for (i = 0; i < ((size_t)1 << SIM_FILE_SHIFT); i++)
 			f->map[c][i] = SIM_NO_FRAME;
 	}
+	return 0;
+}
+
+static void file_extend(struct sim_file *f, uint64_t npages)
+{
 	if (npages > f->npages)
 		f->npages = npages;
-	return 0;
 }
 
 static uint32_t file_index(struct sim *s, struct sim_file *f)
@@ -959,14 +962,16 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 	uint32_t fi = file_index(s, f);
 	int r;
 
-	r = file_grow(f, first, first + n, true);
+	r = file_slots(f, first, first + n);
 	if (r < 0)
 		return r;
 	for (i = first; i < first + n; i++)
 		if (sim_file_frame(f, i) == SIM_NO_FRAME)
 			missing++;
-	if (!missing)
+	if (!missing) {
+		file_extend(f, first + n);
 		return 0;
+	}
 	if (!make_room(s, missing, t))
 		return -ENOMEM;
 	r = sim_frames_reserve(s, missing);
@@ -1007,6 +1012,9 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 		}
 	}
 	cg_mem_add(cg, (int64_t)missing);
+	/* the file grows only with the pages cached: a step that must wait (or
+	 * fails) and tries again appends at the same place, leaving no hole */
+	file_extend(f, first + n);
 	return (int64_t)missing;
 }
 
@@ -1079,7 +1087,7 @@ uint64_t sim_cache_read(struct sim *s, struct sim_task *t, struct sim_file *f, u
 	uint64_t i, missing = 0;
 
 	if (!fill) {
-		file_grow(f, first, first + n, false); /* the size only: cannot fail */
+		file_extend(f, first + n);
 		for (i = first; i < first + n; i++) {
 			uint32_t fr = sim_file_frame(f, i);
 
@@ -1118,16 +1126,29 @@ void sim_flusher_kick(struct sim *s)
 	sim_schedule(s, s->now, &s->flush_ev, 1);
 }
 
+/* Writers waiting now try again, in order, while under the dirty limit. Each tries
+ * once: one that must wait again (its memcg charge waits on writeback) waits for the
+ * next completion; trying it again at once would find nothing changed, forever. */
 static void wake_writers(struct sim *s)
 {
-	while (s->blocked && !sim_dirty_over_limit(s)) {
-		struct sim_io *io = s->blocked;
+	struct sim_io *waiting = s->blocked, *tail;
 
-		s->blocked = io->next_blocked;
+	s->blocked = NULL;
+	while (waiting && !sim_dirty_over_limit(s)) {
+		struct sim_io *io = waiting;
+
+		waiting = io->next_blocked;
 		io->blocked = false;
 		io->next_blocked = NULL;
 		sim_io_pump(s, io);
 	}
+	if (!waiting)
+		return;
+	/* those not tried stay first, ahead of any that waited again */
+	for (tail = waiting; tail->next_blocked; tail = tail->next_blocked)
+		;
+	tail->next_blocked = s->blocked;
+	s->blocked = waiting;
 }
 
 /* Allocations that waited on writeback in memcg reclaim try again. */

@@ -278,6 +278,33 @@ static void test_alloc_waits_on_writeback(void)
 	sim_free(s);
 }
 
+/* A writer woken by a writeback completion whose charge must wait on writeback again
+ * (x's allocation took the room that completion made) waits for the next one: w's
+ * second write finishes and x gets all 8M (the model used to retry such a writer at
+ * once, forever, within the one completion, and each step that waited grew the file
+ * by the pages it did not write). */
+static void test_writer_waits_again(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s = ts_run("memory 1G\nset dirty_ratio 50\nset dirty_background_ratio 40\n"
+			       "device sda 8:0 bps=4M\nfile f dev=sda\n"
+			       "mount -o memory mem\nmkdir mem/a\necho 16M > mem/a/memory.limit_in_bytes\n"
+			       "spawn w\nspawn x\necho $w > mem/a/cgroup.procs\necho $x > mem/a/cgroup.procs\n"
+			       "write w f 12M\nat 0.5s alloc x 8M\nat 0.72s write w f 3M\nrun 10s\n",
+			       0, SIM_CHARGING_KERNEL, &r, &err);
+
+	T_EQ_INT(r, 0);
+	T_CHECK(strstr(sim_log(s), "w: write f done, 3145728 bytes") != NULL);
+	T_EQ_INT(sim_task_by_name(s, "x")->anon_pages, 8 * 256);
+	T_EQ_INT(ts_cg(s, "mem", "/a")->oom_kills, 0);
+	T_EQ_INT((uint64_t)ts_cg(s, "mem", "/a")->mem_pages * SIM_PAGE,
+		 engine_u64(s, "mem", "/a/memory.usage_in_bytes"));
+	/* the steps that waited appended at the same place: f is 15M, no hole */
+	T_EQ_INT(s->files[0]->npages, 15 * 256);
+	sim_free(s);
+}
+
 /* memory.pressure_level fed by the model's reclaim: clean cache reclaimed page for
  * page rates low, one event per 512 pages scanned; a charge loop with nothing left to
  * reclaim (anon, no swap) falls short each round: critical (vmpressure_prio); global
@@ -346,6 +373,7 @@ int main(void)
 	T_RUN(test_swap_under_limit);
 	T_RUN(test_dirty_reclaim_under_limit);
 	T_RUN(test_alloc_waits_on_writeback);
+	T_RUN(test_writer_waits_again);
 	T_RUN(test_pressure_windows);
 	T_RUN(test_hugetlb);
 	return t_done();
