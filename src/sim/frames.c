@@ -1,5 +1,5 @@
 /* sim/frames.c — the frame store: the page-cache frames, their ownership records and
- * their act-list links (mem.c), three tables indexed by frame.
+ * their act-list and dirty-list links (mem.c), tables indexed by frame.
  *
  * The tables grow by doubling as the page cache grows, up to the machine's RAM, and
  * frames are handed out from a high-water mark (freed frames first), each set up
@@ -20,6 +20,7 @@ static int tables_grow(struct sim *s, uint32_t n)
 {
 	struct sim_frame *nf;
 	struct sim_frame_act *na;
+	struct sim_frame_dl *nd;
 	unsigned char *nr;
 
 	nf = ucg_realloc(s->frames, (size_t)n * sizeof(*nf));
@@ -31,6 +32,12 @@ static int tables_grow(struct sim *s, uint32_t n)
 		if (!na)
 			return -ENOMEM;
 		s->frame_act = na;
+	}
+	if (s->dirty_on) {
+		nd = ucg_realloc(s->frame_dl, (size_t)n * sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		s->frame_dl = nd;
 	}
 	/* + 1: a design without a record still gets a table */
 	nr = ucg_realloc(s->records, (size_t)n * s->rec_size + 1);
@@ -69,9 +76,20 @@ bool sim_frames_act_alloc(struct sim *s)
 	return true;
 }
 
+bool sim_frames_dl_alloc(struct sim *s)
+{
+	struct sim_frame_dl *nd = ucg_realloc(s->frame_dl, ((size_t)s->cframes + 1) * sizeof(*nd));
+
+	if (!nd)
+		return false;
+	s->frame_dl = nd;
+	return true;
+}
+
 void sim_frames_fini(struct sim *s)
 {
 	ucg_free(s->frames);
 	ucg_free(s->frame_act);
+	ucg_free(s->frame_dl);
 	ucg_free(s->records);
 }

@@ -99,6 +99,7 @@ int sim_mem_init(struct sim *s)
 	s->flush_ev.fire = flush_fire;
 	s->lru_head = s->lru_tail = SIM_NO_FRAME;
 	s->act_head = s->act_tail = s->act_hint = SIM_NO_FRAME;
+	s->dl_head = s->dl_tail = SIM_NO_FRAME;
 	s->free_head = SIM_NO_FRAME;
 	s->rec_size = sim_charging_record_size(s->cfg.charging);
 	r = sim_task_new(s, "flush", 0, NULL, true, &fl);
@@ -220,16 +221,84 @@ static void act_append(struct sim *s, uint32_t f)
 	sim_fr(s, f)->flags |= SIM_PG_ACT;
 }
 
-/* Sets a cached page's flags, keeping reclaim_tree and the act list */
-static inline void frame_flags(struct sim *s, uint32_t f, uint32_t fl)
+/* The dirty list: every page with SIM_PG_DIRTY, in LRU order, so that memcg reclaim
+ * finds the dirty pages to write back without walking the LRU past the clean pages
+ * and those under writeback; with unclean_tree, which says whether it must wait.
+ * Kept once a memcg reclaim has looked for dirty pages (dirty_start); a page joins
+ * its tail when it is dirtied (it is then at the LRU's tail, or about to go there)
+ * and when a dirty page moves to the LRU's tail. */
+static inline bool unclean(uint32_t fl)
+{
+	return fl & (SIM_PG_DIRTY | SIM_PG_WRITEBACK);
+}
+
+static void dl_unlink(struct sim *s, uint32_t f)
+{
+	struct sim_frame_dl *d = &s->frame_dl[f];
+
+	if (d->prev != SIM_NO_FRAME)
+		s->frame_dl[d->prev].next = d->next;
+	else
+		s->dl_head = d->next;
+	if (d->next != SIM_NO_FRAME)
+		s->frame_dl[d->next].prev = d->prev;
+	else
+		s->dl_tail = d->prev;
+}
+
+static void dl_append(struct sim *s, uint32_t f)
+{
+	struct sim_frame_dl *d = &s->frame_dl[f];
+
+	d->next = SIM_NO_FRAME;
+	d->prev = s->dl_tail;
+	if (s->dl_tail != SIM_NO_FRAME)
+		s->frame_dl[s->dl_tail].next = f;
+	else
+		s->dl_head = f;
+	s->dl_tail = f;
+}
+
+/* The dirty list's and unclean_tree's side of f's flags going from old to fl */
+static __attribute__((noinline)) void dirty_flags(struct sim *s, uint32_t f, uint32_t old, uint32_t fl)
 {
 	struct sim_frame *fr = sim_fr(s, f);
-	uint32_t old = fr->flags;
+
+	if ((old ^ fl) & SIM_PG_DIRTY) {
+		if (fl & SIM_PG_DIRTY)
+			dl_append(s, f);
+		else
+			dl_unlink(s, f);
+	}
+	if (unclean(old) != unclean(fl) && fr->memcg)
+		SIM_CG_UP(fr->memcg, unclean_tree, unclean(fl) ? 1 : -1);
+}
+
+/* Starts keeping the dirty list and unclean_tree; false when out of memory. */
+static bool dirty_start(struct sim *s)
+{
+	uint32_t f;
+
+	if (!sim_frames_dl_alloc(s))
+		return false;
+	for (f = s->lru_head; f != SIM_NO_FRAME; f = sim_fr(s, f)->lru_next) {
+		struct sim_frame *fr = sim_fr(s, f);
+
+		if (fr->flags & SIM_PG_DIRTY)
+			dl_append(s, f);
+		if (unclean(fr->flags) && fr->memcg)
+			SIM_CG_UP(fr->memcg, unclean_tree, 1);
+	}
+	s->dirty_on = true;
+	return true;
+}
+
+/* reclaim_tree's and the act list's side of f's flags going from old to fl */
+static __attribute__((noinline)) void scanned_flags(struct sim *s, uint32_t f, uint32_t old, uint32_t fl)
+{
+	struct sim_frame *fr = sim_fr(s, f);
 	bool was, now;
 
-	fr->flags = (fl & ~SIM_PG_ACT) | (old & SIM_PG_ACT);
-	if (!((old | fl) & SIM_PG_SCANNED))
-		return; /* never met by memcg reclaim: acted on before and after */
 	was = reclaim_counted(old);
 	now = reclaim_counted(fl);
 	if (was == now)
@@ -242,6 +311,21 @@ static inline void frame_flags(struct sim *s, uint32_t f, uint32_t fl)
 		act_insert(s, f);
 	else
 		act_unlink(s, f);
+}
+
+/* Sets a cached page's flags, keeping reclaim_tree, the act list and the dirty list
+ * (their work out of line: this runs several times per page) */
+static inline void frame_flags(struct sim *s, uint32_t f, uint32_t fl)
+{
+	struct sim_frame *fr = sim_fr(s, f);
+	uint32_t old = fr->flags;
+
+	fr->flags = (fl & ~SIM_PG_ACT) | (old & SIM_PG_ACT);
+	if (s->dirty_on && ((old ^ fl) & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)))
+		dirty_flags(s, f, old, fl);
+	/* a page never met by memcg reclaim is acted on before and after */
+	if ((old | fl) & SIM_PG_SCANNED)
+		scanned_flags(s, f, old, fl);
 }
 
 /* The act list's side of f joining the LRU's tail */
@@ -285,6 +369,8 @@ static inline void lru_unlink(struct sim *s, uint32_t f)
 		s->lru_tail = fr->lru_prev;
 	fr->lru_prev = fr->lru_next = SIM_NO_FRAME;
 	act_unlink(s, f);
+	if (s->dirty_on && (fr->flags & SIM_PG_DIRTY))
+		dl_unlink(s, f);
 }
 
 static inline void lru_add_tail(struct sim *s, uint32_t f)
@@ -300,6 +386,8 @@ static inline void lru_add_tail(struct sim *s, uint32_t f)
 	s->lru_tail = f;
 	if (s->act_on)
 		act_add_tail(s, f);
+	if (s->dirty_on && (fr->flags & SIM_PG_DIRTY))
+		dl_append(s, f);
 }
 
 /* Drops a clean page-cache page: out of its file, off the LRU, refunded. */
@@ -327,6 +415,8 @@ static void evict(struct sim *s, uint32_t f, bool engine_too)
 		}
 		fr->memcg->cache_local--;
 	}
+	if (s->dirty_on && unclean(fr->flags))
+		dirty_flags(s, f, fr->flags, 0); /* evicted only clean: kept right anyway */
 	sim_charging_clear(s, rec);
 	s->files[fr->file]->map[fr->index >> SIM_FILE_SHIFT][fr->index & SIM_FILE_MASK] =
 		SIM_NO_FRAME;
@@ -530,7 +620,23 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 		done += swapped;
 		scanned += swapped;
 	}
-	if (done < want && cache_under(top)) {
+	if (done < want && cache_under(top) && (s->dirty_on || dirty_start(s))) {
+		/* what the LRU walk below does, over the dirty pages only: it waits when
+		 * a page under top is dirty or under writeback, and starts writeback on
+		 * the dirty ones in LRU order while requests may start */
+		uint32_t kept = SIM_NO_FRAME; /* the last page visited still dirty */
+
+		*ret_wait = top->unclean_tree > 0;
+		for (f = s->dl_head; f != SIM_NO_FRAME && s->flush_inflight < s->flush_max_inflight;
+		     f = kept != SIM_NO_FRAME ? s->frame_dl[kept].next : s->dl_head) {
+			struct sim_frame *fr = sim_fr(s, f);
+
+			if (fr->memcg && sim_cg_is_under(fr->memcg, top))
+				writeback_one(s, f); /* f and pages after it may leave the list */
+			if (fr->flags & SIM_PG_DIRTY)
+				kept = f;
+		}
+	} else if (done < want && cache_under(top)) {
 		for (f = s->lru_head; f != SIM_NO_FRAME; f = next) {
 			struct sim_frame *fr = sim_fr(s, f);
 

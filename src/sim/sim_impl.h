@@ -88,6 +88,7 @@ struct sim_cg {
 	int64_t cache_local;             /* page-cache pages charged to this cgroup itself */
 	int64_t cache_tree;              /* ... to it or a descendant, removed ones too */
 	int64_t reclaim_tree;            /* of those, pages memcg reclaim would act on (mem.c) */
+	int64_t unclean_tree;            /* ... dirty or under writeback, while dirty_on (mem.c) */
 	uint64_t mem_refused, oom_kills;
 	uint64_t io_bytes[SIM_MAX_DEV][2]; /* [dev][0 read, 1 write] */
 	uint64_t io_ios[SIM_MAX_DEV][2];
@@ -249,6 +250,12 @@ struct sim_frame_act {
 #define SIM_FILE_SHIFT 10
 #define SIM_FILE_MASK ((1u << SIM_FILE_SHIFT) - 1)
 
+/* Beside each frame, while sim.dirty_on: its place on the list of dirty pages in
+ * LRU order (mem.c). */
+struct sim_frame_dl {
+	uint32_t prev, next;
+};
+
 #define SIM_PG_USED 0x1u
 #define SIM_PG_DIRTY 0x2u
 #define SIM_PG_WRITEBACK 0x4u
@@ -339,6 +346,7 @@ struct sim {
 	/* the frame store (frames.c) */
 	struct sim_frame *frames;
 	struct sim_frame_act *frame_act; /* as many, while act_on */
+	struct sim_frame_dl *frame_dl;   /* as many, while dirty_on */
 	unsigned char *records;          /* ownership records, rec_size bytes per frame */
 	uint32_t nframes, cframes;       /* frames handed out so far; room */
 	uint32_t free_head;              /* frames given back, linked by lru_next */
@@ -346,6 +354,8 @@ struct sim {
 	uint32_t act_head, act_tail; /* LRU pages memcg reclaim would act on (mem.c), */
 	uint32_t act_hint;       /* the page last put back on that list, NO_FRAME */
 	bool act_on;             /* kept from the first memcg reclaim of a page-cache user */
+	uint32_t dl_head, dl_tail; /* dirty pages in LRU order (mem.c), kept from the first */
+	bool dirty_on;           /* memcg reclaim that looks for dirty pages */
 	uint64_t lru_seq;
 	unsigned dirty_ratio, dirty_bg_ratio;
 	sim_time dirty_expire, wb_interval;
@@ -503,6 +513,8 @@ static inline void sim_frame_give(struct sim *s, uint32_t f)
 /* Allocates the act-list links beside the frames (frame_act); false when out of
  * memory. They grow with the frames while act_on. */
 bool sim_frames_act_alloc(struct sim *s);
+/* The same for the dirty list's links (frame_dl), kept while dirty_on. */
+bool sim_frames_dl_alloc(struct sim *s);
 void sim_frames_fini(struct sim *s);
 
 /* The frame of page i of f, SIM_NO_FRAME when not cached. */

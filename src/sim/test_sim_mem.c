@@ -2,7 +2,8 @@
  * page-cache charges land in the right cgroup and agree with memory.usage_in_bytes;
  * a limit makes the controller reclaim clean page cache (failcnt counts it) and the
  * model drops the same pages; past the limit with only anon left the largest task is
- * OOM-killed; oom_kill_disable refuses instead; global pressure evicts page cache. */
+ * OOM-killed; oom_kill_disable refuses instead; global pressure evicts page cache;
+ * the dirty list memcg reclaim walks stays in LRU order. */
 #include "sim/test_sim.h"
 
 static uint64_t engine_u64(struct sim *s, const char *hname, const char *file)
@@ -305,6 +306,74 @@ static void test_writer_waits_again(void)
 	sim_free(s);
 }
 
+/* The dirty list memcg reclaim walks (mem.c) holds every dirty page in LRU order,
+ * and each cgroup's unclean_tree counts the pages under it dirty or under writeback,
+ * while pages are dirtied, re-read (moved to the LRU's tail), written back and
+ * reclaimed around it. */
+static void check_dirty_list(struct sim *s)
+{
+	struct sim_hier *mh = sim_hier_by_name(s, "mem");
+	uint32_t f, d = s->dl_head;
+	uint64_t ndirty = 0;
+	size_t i;
+
+	for (f = s->lru_head; f != SIM_NO_FRAME; f = s->frames[f].lru_next) {
+		if (!(s->frames[f].flags & SIM_PG_DIRTY))
+			continue;
+		T_EQ_INT(d, f);
+		if (d != f)
+			return;
+		d = s->frame_dl[d].next;
+		ndirty++;
+	}
+	T_EQ_INT(d, SIM_NO_FRAME);
+	T_EQ_INT(ndirty, s->dirty);
+	T_CHECK(ndirty > 0);
+	for (i = 0; i < s->ncgs; i++) {
+		struct sim_cg *cg = s->cgs[i];
+		int64_t n = 0;
+
+		if (cg->hier != mh)
+			continue;
+		for (f = s->lru_head; f != SIM_NO_FRAME; f = s->frames[f].lru_next)
+			if ((s->frames[f].flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)) &&
+			    s->frames[f].memcg && sim_cg_is_under(s->frames[f].memcg, cg))
+				n++;
+		T_EQ_INT(cg->unclean_tree, n);
+	}
+}
+
+static void test_dirty_list(void)
+{
+	static const char *const stops[] = { "0.55s", "0.75s", "1.5s" };
+	struct sim_err err;
+	size_t k;
+	int r;
+
+	for (k = 0; k < sizeof(stops) / sizeof(stops[0]); k++) {
+		char text[1024];
+		struct sim *s;
+
+		snprintf(text, sizeof(text),
+			 "memory 1G\nset dirty_ratio 50\nset dirty_background_ratio 40\n"
+			 "device sda 8:0 bps=4M\nfile f dev=sda\nfile g dev=sda\n"
+			 "mount -o memory mem\nmkdir mem/a\nmkdir mem/a/c\nmkdir mem/b\n"
+			 "echo 16M > mem/a/memory.limit_in_bytes\n"
+			 "spawn w\nspawn x\nspawn r\nspawn v\necho $w > mem/a/c/cgroup.procs\n"
+			 "echo $x > mem/a/cgroup.procs\necho $r > mem/a/c/cgroup.procs\n"
+			 "echo $v > mem/b/cgroup.procs\n"
+			 "write w f 12M\nwrite v g 8M\nat 0.2s read r f 6M\nat 0.5s alloc x 8M\n"
+			 "at 0.6s write v g 2M\nat 0.7s read r f 12M\nat 0.72s write w f 3M\n"
+			 "run %s\n", stops[k]);
+		s = ts_run(text, 0, SIM_CHARGING_KERNEL, &r, &err);
+		T_EQ_INT(r, 0);
+		T_CHECK(s->dirty_on);
+		if (s->dirty_on)
+			check_dirty_list(s);
+		sim_free(s);
+	}
+}
+
 /* memory.pressure_level fed by the model's reclaim: clean cache reclaimed page for
  * page rates low, one event per 512 pages scanned; a charge loop with nothing left to
  * reclaim (anon, no swap) falls short each round: critical (vmpressure_prio); global
@@ -374,6 +443,7 @@ int main(void)
 	T_RUN(test_dirty_reclaim_under_limit);
 	T_RUN(test_alloc_waits_on_writeback);
 	T_RUN(test_writer_waits_again);
+	T_RUN(test_dirty_list);
 	T_RUN(test_pressure_windows);
 	T_RUN(test_hugetlb);
 	return t_done();
