@@ -358,13 +358,22 @@ void ucg_cgroup_put(struct ucg_cgroup *cg)
 		cgroup_free(cg);
 }
 
+/* Found through the hierarchy's dircache when the same path was looked up before (a
+ * model charging a cgroup by path each period asks again and again). */
 int ucg_cgroup_lookup(struct ucg_hierarchy *h, const char *path, struct ucg_cgroup **ret)
 {
 	struct ucg_cgroup *cg = h->root;
 	const char *p = path, *s;
+	size_t len;
 
 	if (!path || path[0] != '/')
 		return -EINVAL;
+	len = strlen(path);
+	if (len > 1 && (cg = ucg_dircache_find(&h->dircache, path, len))) {
+		*ret = cg;
+		return 0;
+	}
+	cg = h->root;
 	while (*p) {
 		struct ucg_cgroup *child;
 
@@ -380,6 +389,8 @@ int ucg_cgroup_lookup(struct ucg_hierarchy *h, const char *path, struct ucg_cgro
 			return ucg_cgroup_find_file(cg, s, (size_t)(p - s)) >= 0 ? -ENOTDIR : -ENOENT;
 		cg = child;
 	}
+	if (len > 1)
+		ucg_dircache_store(&h->dircache, path, len, cg);
 	*ret = cg;
 	return 0;
 }

@@ -3,6 +3,7 @@
  * directory must give what walking the path gives, after rmdir, rename, chmod, new
  * cgroups, any spelling of the path, more directories than the cache holds. */
 #include "engine/test_fixture.h"
+#include "engine/cgroup.h"
 
 #include <stdio.h>
 
@@ -178,6 +179,37 @@ static void test_many_and_long(void)
 	ucg_engine_free(e);
 }
 
+/* ucg_cgroup_lookup (the controllers' lookup by path, no permissions) shares the
+ * dircache: a repeated lookup gives the same cgroup until rmdir or rename. */
+static void test_cgroup_lookup(void)
+{
+	struct ucg_engine *e = fx_engine();
+	struct ucg_hierarchy *h = fx_mount(e, "none,name=t");
+	struct ucg_cred root = ucg_cred_root();
+	struct ucg_cgroup *a = NULL, *b = NULL, *c = NULL;
+	int i;
+
+	T_EQ_INT(fx_mkdir(e, h, "/m"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/m/n"), 0);
+	for (i = 0; i < 2; i++) {
+		T_EQ_INT(ucg_cgroup_lookup(h, "/m/n", &a), 0);
+		T_EQ_INT(ucg_cgroup_lookup(h, "/m/n/", &b), 0);
+		T_CHECK(a == b && a && !strcmp(a->name, "n"));
+		T_EQ_INT(ucg_cgroup_lookup(h, "/m/n/tasks", &c), -ENOTDIR);
+		T_EQ_INT(ucg_cgroup_lookup(h, "/m/x", &c), -ENOENT);
+	}
+	T_EQ_INT(ucg_fs_rename(e, h, "/m/n", "/m/o", &root), 0);
+	T_EQ_INT(ucg_cgroup_lookup(h, "/m/n", &c), -ENOENT);
+	T_EQ_INT(ucg_cgroup_lookup(h, "/m/o", &c), 0);
+	T_CHECK(c == a);
+	T_EQ_INT(fx_rmdir(e, h, "/m/o"), 0);
+	T_EQ_INT(ucg_cgroup_lookup(h, "/m/o", &c), -ENOENT);
+	T_EQ_INT(fx_mkdir(e, h, "/m/n"), 0);
+	T_EQ_INT(ucg_cgroup_lookup(h, "/m/n", &c), 0);
+	T_CHECK(c && !strcmp(c->name, "n") && !c->removed);
+	ucg_engine_free(e);
+}
+
 /* ucg_fs_read_all appends to what out holds, and leaves it as it was on failure or
  * for an empty file (data stays NULL when it was). */
 static void test_read_all_out(void)
@@ -213,6 +245,7 @@ int main(void)
 	T_RUN(test_search_by_capability);
 	T_RUN(test_spellings_and_failures);
 	T_RUN(test_many_and_long);
+	T_RUN(test_cgroup_lookup);
 	T_RUN(test_read_all_out);
 	return t_done();
 }
