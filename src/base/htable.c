@@ -3,7 +3,6 @@
 #include "base/alloc.h"
 
 #include <errno.h>
-#include <string.h>
 
 void ucg_htable_init(struct ucg_htable *t)
 {
@@ -109,37 +108,4 @@ int ucg_htable_each(const struct ucg_htable *t, int (*fn)(struct ucg_hnode *n, v
 		}
 	}
 	return 0;
-}
-
-/* Eight bytes per step (a multiply and a shift each), then the avalanche below: names
- * and paths are hashed on every lookup, and a byte-at-a-time loop was the lookup's
- * main cost. The length seeds the state so "a" and "a\0" differ. */
-uint64_t ucg_hash_bytes(const void *data, size_t len, uint64_t seed)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ull ^ seed ^ ((uint64_t)len * 0x9e3779b97f4a7c15ull);
-	uint64_t w;
-
-	for (; len >= 8; p += 8, len -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, p, len);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	return ucg_hash_u64(h);
-}
-
-uint64_t ucg_hash_u64(uint64_t v)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdull;
-	v ^= v >> 33;
-	v *= 0xc4ceb9fe1a85ec53ull;
-	v ^= v >> 33;
-	return v;
 }

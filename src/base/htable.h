@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct ucg_hnode {
 	struct ucg_hnode *next;
@@ -38,7 +39,39 @@ struct ucg_hnode *ucg_htable_find(const struct ucg_htable *t, uint64_t hash,
 int ucg_htable_each(const struct ucg_htable *t, int (*fn)(struct ucg_hnode *n, void *ctx),
 		    void *ctx);
 
-uint64_t ucg_hash_bytes(const void *data, size_t len, uint64_t seed);
-uint64_t ucg_hash_u64(uint64_t v);
+/* The hashes are inline: every name, path and tid lookup starts with one, and a call
+ * (two, with the avalanche) cost as much as hashing a short name. */
+static inline uint64_t ucg_hash_u64(uint64_t v)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	v *= 0xc4ceb9fe1a85ec53ull;
+	v ^= v >> 33;
+	return v;
+}
+
+/* Eight bytes per step (a multiply and a shift each), then the avalanche above: a
+ * byte-at-a-time loop was a path lookup's main cost. The length seeds the state so
+ * "a" and "a\0" differ. */
+static inline uint64_t ucg_hash_bytes(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ull ^ seed ^ ((uint64_t)len * 0x9e3779b97f4a7c15ull);
+	uint64_t w;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, p, len);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	return ucg_hash_u64(h);
+}
 
 #endif
