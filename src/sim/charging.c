@@ -94,23 +94,35 @@ static int hier_index(struct sim *s, enum sim_ss ss)
 	return h ? h->index : -1;
 }
 
-void sim_dirtier_of(struct sim *s, struct sim_task *t, struct sim_dirtier *d)
+static struct sim_cg *dirtier_memcg(struct sim *s, struct sim_dirtier *d)
 {
-	d->memcg = sim_task_cg(s, t, SIM_SS_MEMORY);
-	d->blkcg = sim_task_cg(s, t, SIM_SS_BLKIO);
-	d->consumer = s->cfg.charging == SIM_CHARGING_CONSUMER ? sim_consumer_of(s, t) : 0;
-	d->tgid = t->tgid;
+	if (!(d->have & SIM_DIRTIER_MEMCG)) {
+		d->memcg = sim_task_cg(s, d->t, SIM_SS_MEMORY);
+		d->have |= SIM_DIRTIER_MEMCG;
+	}
+	return d->memcg;
 }
 
-void sim_charging_record(struct sim *s, unsigned char *rec, struct sim_task *t)
+struct sim_cg *sim_dirtier_blkcg(struct sim *s, struct sim_dirtier *d)
 {
-	struct sim_dirtier d;
-
-	sim_dirtier_of(s, t, &d);
-	sim_charging_record_as(s, rec, &d);
+	if (!(d->have & SIM_DIRTIER_BLKCG)) {
+		d->blkcg = sim_task_cg(s, d->t, SIM_SS_BLKIO);
+		d->have |= SIM_DIRTIER_BLKCG;
+	}
+	return d->blkcg;
 }
 
-void sim_charging_record_as(struct sim *s, unsigned char *rec, const struct sim_dirtier *d)
+static uint32_t dirtier_consumer(struct sim *s, struct sim_dirtier *d)
+{
+	if (!(d->have & SIM_DIRTIER_CONSUMER)) {
+		d->consumer = sim_consumer_of(s, d->t);
+		d->have |= SIM_DIRTIER_CONSUMER;
+	}
+	return d->consumer;
+}
+
+/* The record of one page (inlined in both entry points: this is per page) */
+static inline void record(struct sim *s, unsigned char *rec, struct sim_dirtier *d)
 {
 	switch (s->cfg.charging) {
 	case SIM_CHARGING_KERNEL: {
@@ -118,31 +130,34 @@ void sim_charging_record_as(struct sim *s, unsigned char *rec, const struct sim_
 
 		memcpy(&k, rec, sizeof(k));
 		if (!(k.flags & 1)) /* the memcg is the first toucher's, set once */
-			k.memcg = d->memcg;
+			k.memcg = dirtier_memcg(s, d);
 		k.flags |= 1 | 2;
 		memcpy(rec, &k, sizeof(k));
 		break;
 	}
 	case SIM_CHARGING_PID: {
-		struct rec_pid p = { d->tgid, 3 };
+		struct rec_pid p = { d->t->tgid, 3 };
 
 		memcpy(rec, &p, sizeof(p));
 		break;
 	}
 	case SIM_CHARGING_CONSUMER: {
-		struct rec_consumer c = { d->consumer, 3 };
+		struct rec_consumer c = { dirtier_consumer(s, d), 3 };
 
 		memcpy(rec, &c, sizeof(c));
 		break;
 	}
 	case SIM_CHARGING_DUAL: {
-		struct sim_cg *m = d->memcg, *b = d->blkcg;
+		struct sim_cg *b = sim_dirtier_blkcg(s, d);
 		uint64_t w;
 
 		memcpy(&w, rec, sizeof(w));
 		/* memcg index: the first toucher's; blkio index: the latest dirtier's */
-		if (!(w & DUAL_USED))
+		if (!(w & DUAL_USED)) {
+			struct sim_cg *m = dirtier_memcg(s, d);
+
 			w = (m ? (uint64_t)(m->id + 1) & DUAL_IDX_MASK : 0) | DUAL_USED;
+		}
 		w &= ~(DUAL_IDX_MASK << 31);
 		w |= (b ? ((uint64_t)(b->id + 1) & DUAL_IDX_MASK) : 0) << 31;
 		w |= DUAL_DIRTY;
@@ -154,13 +169,26 @@ void sim_charging_record_as(struct sim *s, unsigned char *rec, const struct sim_
 
 		memcpy(&in, rec, sizeof(in));
 		if (!in.memcg)
-			in.memcg = d->memcg;
+			in.memcg = dirtier_memcg(s, d);
 		memcpy(rec, &in, sizeof(in));
 		break;
 	}
 	default:
 		break;
 	}
+}
+
+void sim_charging_record(struct sim *s, unsigned char *rec, struct sim_task *t)
+{
+	struct sim_dirtier d;
+
+	sim_dirtier_init(&d, t);
+	record(s, rec, &d);
+}
+
+void sim_charging_record_as(struct sim *s, unsigned char *rec, struct sim_dirtier *d)
+{
+	record(s, rec, d);
 }
 
 bool sim_charging_by_record(const struct sim *s)

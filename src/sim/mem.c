@@ -1155,9 +1155,9 @@ int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint6
 
 	if (got < 0)
 		return (int)got;
-	sim_dirtier_of(s, t, &d); /* t's cgroups cannot change between the pages */
+	sim_dirtier_init(&d, t); /* t's cgroups cannot change between the pages */
 	if (s->cfg.charging == SIM_CHARGING_INODE)
-		sim_charging_inode_dirty_n(f, d.blkcg, n);
+		sim_charging_inode_dirty_n(f, sim_dirtier_blkcg(s, &d), n);
 	for (i = first; i < first + n; i++) {
 		uint32_t fr = f->map[i >> SIM_FILE_SHIFT][i & SIM_FILE_MASK]; /* install made it */
 		struct sim_frame *p = sim_fr(s, fr);

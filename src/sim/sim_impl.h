@@ -529,16 +529,27 @@ static inline uint32_t sim_file_frame(const struct sim_file *f, uint64_t i)
 size_t sim_charging_record_size(enum sim_charging c);
 /* Records on frame rec that task t (its cgroups resolved now) dirtied the page. */
 void sim_charging_record(struct sim *s, unsigned char *rec, struct sim_task *t);
-/* What a record takes from the task dirtying the page, resolved once for a run of
- * pages (nothing changes the task's cgroups between them) */
+/* What a record takes from the task dirtying the page: each part resolved when a
+ * record first needs it, then kept for the rest of a run of pages (nothing changes
+ * the task's cgroups between them) */
 struct sim_dirtier {
+	struct sim_task *t;
 	struct sim_cg *memcg, *blkcg;
-	uint32_t consumer;       /* consumer design only */
-	int32_t tgid;
+	uint32_t consumer;
+	unsigned have;           /* SIM_DIRTIER_* bits: the parts resolved */
 };
-void sim_dirtier_of(struct sim *s, struct sim_task *t, struct sim_dirtier *d);
-/* sim_charging_record with the dirtier resolved */
-void sim_charging_record_as(struct sim *s, unsigned char *rec, const struct sim_dirtier *d);
+#define SIM_DIRTIER_MEMCG 0x1u
+#define SIM_DIRTIER_BLKCG 0x2u
+#define SIM_DIRTIER_CONSUMER 0x4u
+
+static inline void sim_dirtier_init(struct sim_dirtier *d, struct sim_task *t)
+{
+	d->t = t;
+	d->have = 0;
+}
+struct sim_cg *sim_dirtier_blkcg(struct sim *s, struct sim_dirtier *d);
+/* sim_charging_record for the task of d */
+void sim_charging_record_as(struct sim *s, unsigned char *rec, struct sim_dirtier *d);
 /* Whether sim_charging_resolve reads the record (else the page does not matter). */
 bool sim_charging_by_record(const struct sim *s);
 /* The blkio cgroup that pays for writing back a page with record rec, of file f, by
