@@ -830,6 +830,9 @@ static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 	/* pages scanned and freed; skipped holds the pages passed over before the last
 	 * victim: they stay at the LRU head and are counted as scanned once */
 	uint64_t scanned = 0, freed = 0, skipped = 0;
+	/* whether a cgroup is above its soft limit: once none is, none gets above it
+	 * here (evictions and OOM kills only lower usage), so it is not asked again */
+	bool soft = false, soft_known = false;
 
 	if (t && s->anon_used + s->cache_used + n > s->mem_pages) /* direct reclaim: cpuset fmeter */
 		ucg_cpuset_memory_pressure_bump(s->e, t->tid, (uint64_t)(s->now / SIM_SEC));
@@ -837,16 +840,20 @@ static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 		uint32_t f, victim = SIM_NO_FRAME;
 		uint64_t passed = 0;
 		size_t i;
-		bool soft = false;
 
 		/* soft-limit reclaim first: a clean page of a cgroup above its soft limit */
-		for (i = 0; i < s->ncgs && !soft; i++) {
-			struct sim_cg *cg = s->cgs[i];
+		if (soft || !soft_known) {
+			soft = false;
+			for (i = 0; i < s->ncgs && !soft; i++) {
+				struct sim_cg *cg = s->cgs[i];
 
-			if (!(cg->hier->ss_mask & (1u << SIM_SS_MEMORY)) || cg->removed)
-				continue;
-			sim_cg_refresh(s, cg);
-			soft = cg->soft_limit != UINT64_MAX && (uint64_t)cg->mem_pages > cg->soft_limit;
+				if (!(cg->hier->ss_mask & (1u << SIM_SS_MEMORY)) || cg->removed)
+					continue;
+				sim_cg_refresh(s, cg);
+				soft = cg->soft_limit != UINT64_MAX &&
+				       (uint64_t)cg->mem_pages > cg->soft_limit;
+			}
+			soft_known = true;
 		}
 		for (f = s->lru_head; f != SIM_NO_FRAME; f = sim_fr(s, f)->lru_next) {
 			struct sim_frame *fr = sim_fr(s, f);
@@ -1133,13 +1140,14 @@ static int fifo_push(struct sim *s, uint64_t v)
 		if (!nv)
 			return -ENOMEM;
 		for (i = 0; i < s->fifo_len; i++)
-			nv[i] = s->dirty_fifo[(s->fifo_head + i) % s->fifo_cap];
+			nv[i] = s->dirty_fifo[(s->fifo_head + i) & (s->fifo_cap - 1)];
 		ucg_free(s->dirty_fifo);
 		s->dirty_fifo = nv;
 		s->fifo_cap = ncap;
 		s->fifo_head = 0;
 	}
-	s->dirty_fifo[(s->fifo_head + s->fifo_len++) % s->fifo_cap] = v;
+	/* the capacity is a power of two: a mask, not a division, per page */
+	s->dirty_fifo[(s->fifo_head + s->fifo_len++) & (s->fifo_cap - 1)] = v;
 	return 0;
 }
 
@@ -1348,14 +1356,14 @@ static void flush_work(struct sim *s)
 
 		if (!(p->flags & SIM_PG_DIRTY) || p->dirty_seq != seq ||
 		    (p->flags & SIM_PG_WRITEBACK)) {
-			s->fifo_head = (s->fifo_head + 1) % s->fifo_cap;
+			s->fifo_head = (s->fifo_head + 1) & (s->fifo_cap - 1);
 			s->fifo_len--;
 			continue;
 		}
 		if (!over_background(s) && !sim_dirty_over_limit(s) &&
 		    p->dirtied > s->now - s->dirty_expire && !s->blocked)
 			break;
-		s->fifo_head = (s->fifo_head + 1) % s->fifo_cap;
+		s->fifo_head = (s->fifo_head + 1) & (s->fifo_cap - 1);
 		s->fifo_len--;
 		if (!writeback_one(s, fr))
 			break;
