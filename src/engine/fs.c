@@ -43,15 +43,16 @@ static int dir_access(const struct ucg_cred *c, const struct ucg_cgroup *cg, int
 }
 
 /* Splits off the next component of *p (skipping slashes) before end. 0 when none is
- * left. A plain loop: components are short, and this runs for every path lookup. */
+ * left. memchr: a byte loop here was a lookup's largest own cost. */
 static size_t next_component(const char **p, const char *end, const char **comp)
 {
 	const char *s = *p, *e;
 
 	while (s < end && *s == '/')
 		s++;
-	for (e = s; e < end && *e != '/'; e++)
-		;
+	e = s < end ? memchr(s, '/', (size_t)(end - s)) : NULL;
+	if (!e)
+		e = end;
 	*comp = s;
 	*p = e;
 	return (size_t)(e - s);
@@ -120,8 +121,11 @@ static int resolve_n(struct ucg_hierarchy *h, const char *path, size_t plen,
 
 	while (last > path && last[-1] == '/')
 		last--;
-	while (last > path && last[-1] != '/')
-		last--;
+	if (last > path) { /* back to the slash before the last component */
+		const char *slash = memrchr(path, '/', (size_t)(last - path));
+
+		last = slash ? slash + 1 : path;
+	}
 	dlen = (size_t)(last - path);
 	if (dlen <= 1)
 		return walk(h->root, path, end, cred, ret);

@@ -372,14 +372,29 @@ static bool cg_read(struct sim *s, struct sim_cg *cg, const char *file, struct u
 	return ucg_fs_read_all(s->e, cg->hier->h, path, &s->root_cred, b) == 0 && b->data;
 }
 
+/* strtoll(p, .., 10) with dflt for no digits or out of range, by hand: control values
+ * are parsed at every refresh, and strtoll's locale set-up cost more than the digits. */
 static int64_t parse_s64(const char *p, int64_t dflt)
 {
-	char *end;
-	long long v;
+	uint64_t v = 0, lim = INT64_MAX;
+	bool neg = false;
 
-	errno = 0;
-	v = strtoll(p, &end, 10);
-	return errno || end == p ? dflt : v;
+	while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+		p++;
+	if (*p == '+' || *p == '-') {
+		neg = *p++ == '-';
+		lim += neg; /* -INT64_MIN */
+	}
+	if (*p < '0' || *p > '9')
+		return dflt;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (lim - d) / 10)
+			return dflt;
+		v = v * 10 + d;
+	}
+	return neg ? (int64_t)(0 - v) : (int64_t)v;
 }
 
 /* "MAJ:MIN V" lines: fills per-device values for the simulator's devices. */
