@@ -1,11 +1,13 @@
 /* sim/frames.c — the frame store: the page-cache frames, their ownership records and
  * their act-list and dirty-list links (mem.c), tables indexed by frame.
  *
- * The tables grow by doubling as the page cache grows, up to the machine's RAM, and
- * frames are handed out from a high-water mark (freed frames first), each set up
- * when taken: growing initialises nothing, so a run touches only the frames it used
- * (for short runs the first touch of memory, a page fault per 4 KiB, and setting up
- * frames never used cost more than the model did).
+ * The tables get room for the machine's RAM at the first page cached (up to 2^20
+ * frames, then doubling), and frames are handed out from a high-water mark (freed
+ * frames first), each set up when taken: the room is address space that a run
+ * touches only as far as it caches pages, and nothing is ever copied or set up ahead
+ * (for short runs the first touch of memory, a page fault per 4 KiB, and copying or
+ * setting up frames never used cost more than the model did; one allocation of the
+ * same size per run also lets the C library keep that memory for the next run).
  */
 #include "sim/sim_impl.h"
 
@@ -13,6 +15,8 @@
 #include <string.h>
 
 #include "base/alloc.h"
+
+#define FRAMES_AT_ONCE ((uint64_t)1 << 20)
 
 /* Room for n frames in each table; nothing is lost on failure (a table that did
  * grow keeps its room unused). */
@@ -58,7 +62,10 @@ int sim_frames_reserve(struct sim *s, uint64_t more)
 		return 0;
 	if (want > s->mem_pages || s->mem_pages > UINT32_MAX - 1)
 		return -ENOMEM;
-	n = s->cframes ? s->cframes : 1024;
+	/* the first time, room for the machine's RAM (up to FRAMES_AT_ONCE): address
+	 * space only, as frames are set up when taken, and never copied; past that
+	 * (a machine of more than 4 GiB with more page cache) the tables double */
+	n = s->cframes ? s->cframes * 2 : FRAMES_AT_ONCE;
 	while (n < want)
 		n *= 2;
 	if (n > s->mem_pages)
