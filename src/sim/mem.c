@@ -1159,6 +1159,7 @@ int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint6
 	struct sim_dirtier d;
 	/* every page new: install put them at the LRU's tail in this order already */
 	bool move = got != (int64_t)n;
+	int origin_id = origin ? origin->id : -1;
 	uint64_t i;
 
 	if (got < 0)
@@ -1171,7 +1172,7 @@ int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint6
 		struct sim_frame *p = sim_fr(s, fr);
 
 		sim_charging_record_as(s, sim_fr_rec(s, fr), &d);
-		p->origin = origin ? origin->id : -1;
+		p->origin = origin_id;
 		p->dirtier_tid = t->tid;
 		if (!(p->flags & SIM_PG_DIRTY)) {
 			frame_flags(s, fr, p->flags | SIM_PG_DIRTY);
@@ -1292,7 +1293,8 @@ static bool writeback_one(struct sim *s, uint32_t fr)
 	struct sim_req *r;
 	struct sim_cg *charged;
 	bool orphan = false;
-	uint32_t idx = p->index, n = 0;
+	uint32_t idx = p->index, n = 0, to_origin = 0;
+	int charged_id;
 
 	if (s->cfg.charging == SIM_CHARGING_INODE)
 		sim_charging_inode_decide(s, f);
@@ -1304,6 +1306,7 @@ static bool writeback_one(struct sim *s, uint32_t fr)
 	 * a page with the same record as the one before resolves the same */
 	const unsigned char *prev = sim_charging_by_record(s) ? sim_fr_rec(s, fr) : NULL;
 
+	charged_id = charged ? charged->id : -1;
 	while (n < WB_MAX_PAGES && idx + n < f->npages) {
 		uint32_t g = sim_file_frame(f, idx + n);
 		struct sim_frame *q;
@@ -1323,15 +1326,16 @@ static bool writeback_one(struct sim *s, uint32_t fr)
 			prev = rec;
 		}
 		frame_flags(s, g, (q->flags & ~SIM_PG_DIRTY) | SIM_PG_WRITEBACK);
-		s->dirty--;
-		s->writeback++;
-		s->attr.wb_bytes += SIM_PAGE;
-		if (orphan)
-			s->attr.wb_orphaned += SIM_PAGE;
-		if ((charged ? charged->id : -1) == q->origin)
-			s->attr.wb_to_origin += SIM_PAGE;
+		to_origin += charged_id == q->origin;
 		n++;
 	}
+	/* the request's pages, counted once (nothing above reads these) */
+	s->dirty -= n;
+	s->writeback += n;
+	s->attr.wb_bytes += (uint64_t)n * SIM_PAGE;
+	if (orphan)
+		s->attr.wb_orphaned += (uint64_t)n * SIM_PAGE;
+	s->attr.wb_to_origin += (uint64_t)to_origin * SIM_PAGE;
 	r->dev = f->dev;
 	r->op = 1;
 	r->bytes = (uint64_t)n * SIM_PAGE;
@@ -1387,7 +1391,7 @@ static void flush_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 void sim_writeback_done(struct sim *s, struct sim_req *r)
 {
 	struct sim_file *f = s->files[r->file];
-	uint32_t i;
+	uint32_t i, cleaned = 0;
 
 	for (i = 0; i < r->npages; i++) {
 		uint32_t fr = sim_file_frame(f, r->first_page + i);
@@ -1395,8 +1399,9 @@ void sim_writeback_done(struct sim *s, struct sim_req *r)
 		if (fr == SIM_NO_FRAME)
 			continue;
 		frame_flags(s, fr, sim_fr(s, fr)->flags & ~(SIM_PG_WRITEBACK | SIM_PG_SCANNED));
-		s->writeback--;
+		cleaned++;
 	}
+	s->writeback -= cleaned;
 	s->flush_inflight--;
 	if (r->charged)
 		SIM_CG_UP(r->charged, wb_bytes, r->bytes);
