@@ -191,6 +191,17 @@ void sim_charging_record_as(struct sim *s, unsigned char *rec, struct sim_dirtie
 	record(s, rec, d);
 }
 
+void sim_charging_record_frames(struct sim *s, const uint32_t *frames, size_t n,
+				struct sim_dirtier *d)
+{
+	size_t i;
+
+	/* one call for a run of pages: the design's case is picked per page still, but
+	 * inlined, without a call per page */
+	for (i = 0; i < n; i++)
+		record(s, sim_fr_rec(s, frames[i]), d);
+}
+
 bool sim_charging_by_record(const struct sim *s)
 {
 	/* kernel: the writer's cgroup; inode: the file's owner */

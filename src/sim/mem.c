@@ -1167,11 +1167,21 @@ int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint6
 	sim_dirtier_init(&d, t); /* t's cgroups cannot change between the pages */
 	if (s->cfg.charging == SIM_CHARGING_INODE)
 		sim_charging_inode_dirty_n(f, sim_dirtier_blkcg(s, &d), n);
+	/* the records, a page-map chunk's run of frames at a time (install made the
+	 * chunks; nothing below reads a record) */
+	for (i = first; i < first + n;) {
+		uint64_t end = ((i >> SIM_FILE_SHIFT) + 1) << SIM_FILE_SHIFT;
+
+		if (end > first + n)
+			end = first + n;
+		sim_charging_record_frames(s, &f->map[i >> SIM_FILE_SHIFT][i & SIM_FILE_MASK],
+					   (size_t)(end - i), &d);
+		i = end;
+	}
 	for (i = first; i < first + n; i++) {
 		uint32_t fr = f->map[i >> SIM_FILE_SHIFT][i & SIM_FILE_MASK]; /* install made it */
 		struct sim_frame *p = sim_fr(s, fr);
 
-		sim_charging_record_as(s, sim_fr_rec(s, fr), &d);
 		p->origin = origin_id;
 		p->dirtier_tid = t->tid;
 		if (!(p->flags & SIM_PG_DIRTY)) {

@@ -551,6 +551,9 @@ static inline void sim_dirtier_init(struct sim_dirtier *d, struct sim_task *t)
 struct sim_cg *sim_dirtier_blkcg(struct sim *s, struct sim_dirtier *d);
 /* sim_charging_record for the task of d */
 void sim_charging_record_as(struct sim *s, unsigned char *rec, struct sim_dirtier *d);
+/* ... on the records of n frames */
+void sim_charging_record_frames(struct sim *s, const uint32_t *frames, size_t n,
+				struct sim_dirtier *d);
 /* Whether sim_charging_resolve reads the record (else the page does not matter). */
 bool sim_charging_by_record(const struct sim *s);
 /* The blkio cgroup that pays for writing back a page with record rec, of file f, by
