@@ -66,8 +66,12 @@ static inline uint64_t ucg_hash_bytes(const void *data, size_t len, uint64_t see
 		h ^= h >> 29;
 	}
 	if (len) {
-		w = 0;
-		memcpy(&w, p, len);
+		/* the tail gathered in a register: a short memcpy into a zeroed word made
+		 * the load after it wait for the store (a stall per short name) */
+		size_t i;
+
+		for (w = 0, i = 0; i < len; i++)
+			w |= (uint64_t)p[i] << (8 * i);
 		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
 		h ^= h >> 29;
 	}

@@ -43,16 +43,23 @@ static int dir_access(const struct ucg_cred *c, const struct ucg_cgroup *cg, int
 }
 
 /* Splits off the next component of *p (skipping slashes) before end. 0 when none is
- * left. memchr: a byte loop here was a lookup's largest own cost. */
+ * left. Short names end within a few bytes of a loop; longer ones go to memchr (a
+ * byte loop over them was a lookup's largest own cost, a memchr call per one-letter
+ * name costs more than the loop). */
 static size_t next_component(const char **p, const char *end, const char **comp)
 {
-	const char *s = *p, *e;
+	const char *s = *p, *e, *stop;
 
 	while (s < end && *s == '/')
 		s++;
-	e = s < end ? memchr(s, '/', (size_t)(end - s)) : NULL;
-	if (!e)
-		e = end;
+	stop = end - s > 8 ? s + 8 : end;
+	for (e = s; e < stop && *e != '/'; e++)
+		;
+	if (e == stop && e < end) {
+		e = memchr(e, '/', (size_t)(end - e));
+		if (!e)
+			e = end;
+	}
 	*comp = s;
 	*p = e;
 	return (size_t)(e - s);
