@@ -94,7 +94,7 @@ static int hier_index(struct sim *s, enum sim_ss ss)
 	return h ? h->index : -1;
 }
 
-static struct sim_cg *dirtier_memcg(struct sim *s, struct sim_dirtier *d)
+static inline struct sim_cg *dirtier_memcg(struct sim *s, struct sim_dirtier *d)
 {
 	if (!(d->have & SIM_DIRTIER_MEMCG)) {
 		d->memcg = sim_task_cg(s, d->t, SIM_SS_MEMORY);
@@ -103,7 +103,7 @@ static struct sim_cg *dirtier_memcg(struct sim *s, struct sim_dirtier *d)
 	return d->memcg;
 }
 
-struct sim_cg *sim_dirtier_blkcg(struct sim *s, struct sim_dirtier *d)
+static inline struct sim_cg *dirtier_blkcg(struct sim *s, struct sim_dirtier *d)
 {
 	if (!(d->have & SIM_DIRTIER_BLKCG)) {
 		d->blkcg = sim_task_cg(s, d->t, SIM_SS_BLKIO);
@@ -112,7 +112,12 @@ struct sim_cg *sim_dirtier_blkcg(struct sim *s, struct sim_dirtier *d)
 	return d->blkcg;
 }
 
-static uint32_t dirtier_consumer(struct sim *s, struct sim_dirtier *d)
+struct sim_cg *sim_dirtier_blkcg(struct sim *s, struct sim_dirtier *d)
+{
+	return dirtier_blkcg(s, d);
+}
+
+static inline uint32_t dirtier_consumer(struct sim *s, struct sim_dirtier *d)
 {
 	if (!(d->have & SIM_DIRTIER_CONSUMER)) {
 		d->consumer = sim_consumer_of(s, d->t);
@@ -148,7 +153,7 @@ static inline void record(struct sim *s, unsigned char *rec, struct sim_dirtier 
 		break;
 	}
 	case SIM_CHARGING_DUAL: {
-		struct sim_cg *b = sim_dirtier_blkcg(s, d);
+		struct sim_cg *b = dirtier_blkcg(s, d);
 		uint64_t w;
 
 		memcpy(&w, rec, sizeof(w));
