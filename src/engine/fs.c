@@ -378,17 +378,25 @@ static void bind_css(struct ucg_file *f)
 	f->of.css = f->ss ? f->cg->css[f->ss->id] : NULL;
 }
 
-/* The checks before a read, then the whole content appended to into. */
-static int show_into(struct ucg_file *f, struct ucg_buf *into)
+/* What every read checks first: the file still there, open for reading, readable. */
+static int read_check(const struct ucg_file *f)
 {
-	int r = 0;
-
 	if (file_gone(f))
 		return -ENODEV;
 	if ((f->flags & O_ACCMODE) == O_WRONLY)
 		return -EBADF;
 	if (!f->cft->show && !f->cft->read_u64 && !f->cft->read_s64)
 		return -EINVAL;
+	return 0;
+}
+
+/* The checks before a read, then the whole content appended to into. */
+static int show_into(struct ucg_file *f, struct ucg_buf *into)
+{
+	int r = read_check(f);
+
+	if (r < 0)
+		return r;
 	bind_css(f);
 	if (f->cft->show) {
 		r = f->cft->show(&f->of, into);
@@ -409,12 +417,9 @@ ssize_t ucg_fs_read(struct ucg_file *f, char *buf, size_t size, off_t off)
 	size_t avail;
 	int r;
 
-	if (file_gone(f))
-		return -ENODEV;
-	if ((f->flags & O_ACCMODE) == O_WRONLY)
-		return -EBADF;
-	if (!f->cft->show && !f->cft->read_u64 && !f->cft->read_s64)
-		return -EINVAL;
+	r = read_check(f);
+	if (r < 0)
+		return r;
 	if (off < 0)
 		return -EINVAL;
 	if (!f->have_snapshot || off == 0) {
