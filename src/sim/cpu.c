@@ -341,7 +341,7 @@ struct cpu_state {
 	struct sim_hier *g_hi;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
+int sim_cpu_grow(void **p, size_t *cap, size_t need, size_t size)
 {
 	void *v;
 	size_t n;
@@ -596,7 +596,7 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 			if (st->rq[i].cpu == cpu)
 				return i;
 	}
-	if (grow((void **)&st->rq, &st->crq, st->nrq + 1, sizeof(*st->rq)) < 0)
+	if (sim_cpu_grow((void **)&st->rq, &st->crq, st->nrq + 1, sizeof(*st->rq)) < 0)
 		return -1;
 	i = (int)st->nrq++;
 	q = &st->rq[i];
@@ -1361,7 +1361,7 @@ static void task_settle(struct sim *s, struct cpu_state *st, struct sim_task *t)
 		t->pend_cpu = t->acc_cpu > 0 ? t->acc_cpu : 0;
 	t->cpuacct_pend += ns;
 	if (!t->pend_listed) {
-		if (grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
+		if (sim_cpu_grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
 			flush_task(s, t); /* no room to wait: charge now */
 		} else {
 			st->pl[st->npl++] = t;

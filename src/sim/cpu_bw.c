@@ -16,24 +16,6 @@
 
 #define RUNTIME_EPS 1000 /* ns: below this a quota counts as used up */
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	void *v;
-	size_t n;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	v = ucg_realloc(*p, n * size);
-	if (!v)
-		return -ENOMEM;
-	*p = v;
-	*cap = n;
-	return 0;
-}
-
 /* Takes what cg used since rt_since, at its rate then, off its runtime_left. */
 static void runtime_settle(struct sim *s, struct sim_cg *cg)
 {
@@ -107,7 +89,7 @@ static bool refresh_quota(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 			bw_calc(cg);
 	}
 	if (cg->quota_ns > 0) {
-		if (grow((void **)&bw->qg, &bw->cqg, bw->nqg + 1, sizeof(*bw->qg)) < 0)
+		if (sim_cpu_grow((void **)&bw->qg, &bw->cqg, bw->nqg + 1, sizeof(*bw->qg)) < 0)
 			return false;
 		bw->qg[bw->nqg++] = cg;
 	}
@@ -155,7 +137,7 @@ static void local_throttled(struct sim *s, struct sim_cg *cg, int64_t dur, unsig
  * to note it, the next recompute checks every group. */
 static void note_flip(struct cpu_bw *bw, struct sim_cg *cg)
 {
-	if (grow((void **)&bw->flip, &bw->cflip, bw->nflip + 1, sizeof(int)) < 0) {
+	if (sim_cpu_grow((void **)&bw->flip, &bw->cflip, bw->nflip + 1, sizeof(int)) < 0) {
 		bw->flip_lost = true;
 		return;
 	}

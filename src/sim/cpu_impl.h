@@ -16,6 +16,9 @@ struct cpu_bw {
 	bool flip_lost;      /* a flip could not be noted: the recompute checks every group */
 };
 
+/* cpu.c: makes room for need elements of size bytes in *p (capacity *cap, doubled
+ * as needed); -ENOMEM leaves *p as it was. */
+int sim_cpu_grow(void **p, size_t *cap, size_t need, size_t size);
 /* cpu.c: the model's bandwidth state, NULL before the first recompute */
 struct cpu_bw *sim_cpu_bw_of(struct sim *s);
 /* cpu.c: a CPU timer changed some group's throttling (the rates are recomputed) */
