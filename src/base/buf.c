@@ -56,7 +56,9 @@ void ucg_buf_append(struct ucg_buf *b, const void *data, size_t len)
 {
 	if (reserve(b, len) < 0)
 		return;
-	memcpy(b->data + b->len, data, len);
+	/* an empty source may be NULL (an empty buffer's data): memcpy may not see it */
+	if (len)
+		memcpy(b->data + b->len, data, len);
 	b->len += len;
 	b->data[b->len] = '\0';
 }
