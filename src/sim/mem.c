@@ -97,9 +97,10 @@ int sim_mem_init(struct sim *s)
 	s->wb_interval = 5 * SIM_SEC;
 	s->flush_max_inflight = 16;
 	s->flush_ev.fire = flush_fire;
-	s->lru_head = s->lru_tail = SIM_NO_FRAME;
-	s->act_head = s->act_tail = s->act_hint = SIM_NO_FRAME;
-	s->dl_head = s->dl_tail = SIM_NO_FRAME;
+	sim_ilist_init(&s->lru);
+	sim_ilist_init(&s->act);
+	s->act_hint = SIM_NO_FRAME;
+	sim_ilist_init(&s->dl);
 	s->free_head = SIM_NO_FRAME;
 	s->rec_size = sim_charging_record_size(s->cfg.charging);
 	r = sim_task_new(s, "flush", 0, NULL, true, &fl);
@@ -155,20 +156,27 @@ static inline bool reclaim_counted(uint32_t fl)
 	return !(fl & SIM_PG_SCANNED) || !(fl & (SIM_PG_DIRTY | SIM_PG_WRITEBACK));
 }
 
+/* the three lists' links, for sim_ilist_* */
+static inline struct sim_ilink *lru_link(const struct sim *s, uint32_t f)
+{
+	return &sim_fr(s, f)->lru;
+}
+
+static inline struct sim_ilink *act_link(const struct sim *s, uint32_t f)
+{
+	return &sim_fr_act(s, f)->link;
+}
+
+static inline struct sim_ilink *dl_link(const struct sim *s, uint32_t f)
+{
+	return &s->frame_dl[f].link;
+}
+
 static void act_unlink_on(struct sim *s, uint32_t f)
 {
-	struct sim_frame_act *a = sim_fr_act(s, f);
-
-	if (a->prev != SIM_NO_FRAME)
-		sim_fr_act(s, a->prev)->next = a->next;
-	else
-		s->act_head = a->next;
-	if (a->next != SIM_NO_FRAME)
-		sim_fr_act(s, a->next)->prev = a->prev;
-	else
-		s->act_tail = a->prev;
+	sim_ilist_unlink(s, &s->act, act_link, f);
 	if (s->act_hint == f)
-		s->act_hint = a->prev;
+		s->act_hint = act_link(s, f)->prev;
 	sim_fr(s, f)->flags &= ~SIM_PG_ACT;
 }
 
@@ -185,39 +193,22 @@ static inline void act_unlink(struct sim *s, uint32_t f)
 static void act_insert(struct sim *s, uint32_t f)
 {
 	struct sim_frame_act *a = sim_fr_act(s, f);
-	uint32_t at = s->act_head;
+	uint32_t at = s->act.head;
 
 	if (s->act_hint != SIM_NO_FRAME && sim_fr_act(s, s->act_hint)->lru_seq < a->lru_seq)
 		at = s->act_hint;
 
 	while (at != SIM_NO_FRAME && sim_fr_act(s, at)->lru_seq < a->lru_seq)
-		at = sim_fr_act(s, at)->next;
-	a->next = at;
-	a->prev = at != SIM_NO_FRAME ? sim_fr_act(s, at)->prev : s->act_tail;
-	if (a->prev != SIM_NO_FRAME)
-		sim_fr_act(s, a->prev)->next = f;
-	else
-		s->act_head = f;
-	if (at != SIM_NO_FRAME)
-		sim_fr_act(s, at)->prev = f;
-	else
-		s->act_tail = f;
+		at = act_link(s, at)->next;
+	sim_ilist_insert(s, &s->act, act_link, f, at);
 	sim_fr(s, f)->flags |= SIM_PG_ACT;
 	s->act_hint = f;
 }
 
 static void act_append(struct sim *s, uint32_t f)
 {
-	struct sim_frame_act *a = sim_fr_act(s, f);
-
-	a->lru_seq = ++s->lru_seq;
-	a->next = SIM_NO_FRAME;
-	a->prev = s->act_tail;
-	if (s->act_tail != SIM_NO_FRAME)
-		sim_fr_act(s, s->act_tail)->next = f;
-	else
-		s->act_head = f;
-	s->act_tail = f;
+	sim_fr_act(s, f)->lru_seq = ++s->lru_seq;
+	sim_ilist_append(s, &s->act, act_link, f);
 	sim_fr(s, f)->flags |= SIM_PG_ACT;
 }
 
@@ -234,29 +225,12 @@ static inline bool unclean(uint32_t fl)
 
 static void dl_unlink(struct sim *s, uint32_t f)
 {
-	struct sim_frame_dl *d = &s->frame_dl[f];
-
-	if (d->prev != SIM_NO_FRAME)
-		s->frame_dl[d->prev].next = d->next;
-	else
-		s->dl_head = d->next;
-	if (d->next != SIM_NO_FRAME)
-		s->frame_dl[d->next].prev = d->prev;
-	else
-		s->dl_tail = d->prev;
+	sim_ilist_unlink(s, &s->dl, dl_link, f);
 }
 
 static void dl_append(struct sim *s, uint32_t f)
 {
-	struct sim_frame_dl *d = &s->frame_dl[f];
-
-	d->next = SIM_NO_FRAME;
-	d->prev = s->dl_tail;
-	if (s->dl_tail != SIM_NO_FRAME)
-		s->frame_dl[s->dl_tail].next = f;
-	else
-		s->dl_head = f;
-	s->dl_tail = f;
+	sim_ilist_append(s, &s->dl, dl_link, f);
 }
 
 /* The dirty list's and unclean_tree's side of f's flags going from old to fl */
@@ -281,7 +255,7 @@ static bool dirty_start(struct sim *s)
 
 	if (!sim_frames_dl_alloc(s))
 		return false;
-	for (f = s->lru_head; f != SIM_NO_FRAME; f = sim_fr(s, f)->lru_next) {
+	for (f = s->lru.head; f != SIM_NO_FRAME; f = sim_fr(s, f)->lru.next) {
 		struct sim_frame *fr = sim_fr(s, f);
 
 		if (fr->flags & SIM_PG_DIRTY)
@@ -345,7 +319,7 @@ static bool act_start(struct sim *s)
 
 	if (!sim_frames_act_alloc(s))
 		return false;
-	for (f = s->lru_head; f != SIM_NO_FRAME; f = sim_fr(s, f)->lru_next) {
+	for (f = s->lru.head; f != SIM_NO_FRAME; f = sim_fr(s, f)->lru.next) {
 		if (reclaim_counted(sim_fr(s, f)->flags))
 			act_append(s, f);
 		else
@@ -359,15 +333,8 @@ static inline void lru_unlink(struct sim *s, uint32_t f)
 {
 	struct sim_frame *fr = sim_fr(s, f);
 
-	if (fr->lru_prev != SIM_NO_FRAME)
-		sim_fr(s, fr->lru_prev)->lru_next = fr->lru_next;
-	else
-		s->lru_head = fr->lru_next;
-	if (fr->lru_next != SIM_NO_FRAME)
-		sim_fr(s, fr->lru_next)->lru_prev = fr->lru_prev;
-	else
-		s->lru_tail = fr->lru_prev;
-	fr->lru_prev = fr->lru_next = SIM_NO_FRAME;
+	sim_ilist_unlink(s, &s->lru, lru_link, f);
+	fr->lru.prev = fr->lru.next = SIM_NO_FRAME;
 	act_unlink(s, f);
 	if (s->dirty_on && (fr->flags & SIM_PG_DIRTY))
 		dl_unlink(s, f);
@@ -377,13 +344,7 @@ static inline void lru_add_tail(struct sim *s, uint32_t f)
 {
 	struct sim_frame *fr = sim_fr(s, f);
 
-	fr->lru_next = SIM_NO_FRAME;
-	fr->lru_prev = s->lru_tail;
-	if (s->lru_tail != SIM_NO_FRAME)
-		sim_fr(s, s->lru_tail)->lru_next = f;
-	else
-		s->lru_head = f;
-	s->lru_tail = f;
+	sim_ilist_append(s, &s->lru, lru_link, f);
 	if (s->act_on)
 		act_add_tail(s, f);
 	if (s->dirty_on && (fr->flags & SIM_PG_DIRTY))
@@ -593,11 +554,11 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 	left = top->reclaim_tree;
 	if (left > 0 && !s->act_on)
 		act_start(s); /* without room for it, the walk follows the LRU */
-	for (f = s->act_on ? s->act_head : s->lru_head; f != SIM_NO_FRAME && done < want &&
+	for (f = s->act_on ? s->act.head : s->lru.head; f != SIM_NO_FRAME && done < want &&
 	     left > 0; f = next) {
 		struct sim_frame *fr = sim_fr(s, f);
 
-		next = s->act_on ? sim_fr_act(s, f)->next : fr->lru_next;
+		next = s->act_on ? act_link(s, f)->next : fr->lru.next;
 		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top) || !reclaim_counted(fr->flags))
 			continue;
 		left--;
@@ -627,8 +588,8 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 		uint32_t kept = SIM_NO_FRAME; /* the last page visited still dirty */
 
 		*ret_wait = top->unclean_tree > 0;
-		for (f = s->dl_head; f != SIM_NO_FRAME && s->flush_inflight < s->flush_max_inflight;
-		     f = kept != SIM_NO_FRAME ? s->frame_dl[kept].next : s->dl_head) {
+		for (f = s->dl.head; f != SIM_NO_FRAME && s->flush_inflight < s->flush_max_inflight;
+		     f = kept != SIM_NO_FRAME ? dl_link(s, kept)->next : s->dl.head) {
 			struct sim_frame *fr = sim_fr(s, f);
 
 			if (fr->memcg && sim_cg_is_under(fr->memcg, top))
@@ -637,14 +598,14 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 				kept = f;
 		}
 	} else if (done < want && cache_under(top)) {
-		for (f = s->lru_head; f != SIM_NO_FRAME; f = next) {
+		for (f = s->lru.head; f != SIM_NO_FRAME; f = next) {
 			struct sim_frame *fr = sim_fr(s, f);
 
 			/* once it waits and no more writeback can start, the rest of the
 			 * walk would change nothing */
 			if (*ret_wait && s->flush_inflight >= s->flush_max_inflight)
 				break;
-			next = fr->lru_next;
+			next = fr->lru.next;
 			if (!fr->memcg || !sim_cg_is_under(fr->memcg, top))
 				continue;
 			if (fr->flags & SIM_PG_DIRTY) {
@@ -855,7 +816,7 @@ static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 			}
 			soft_known = true;
 		}
-		for (f = s->lru_head; f != SIM_NO_FRAME; f = sim_fr(s, f)->lru_next) {
+		for (f = s->lru.head; f != SIM_NO_FRAME; f = sim_fr(s, f)->lru.next) {
 			struct sim_frame *fr = sim_fr(s, f);
 			struct sim_cg *cg;
 

@@ -16,12 +16,13 @@
 #include "base/htable.h"
 #include "base/prng.h"
 #include "engine/ucg.h"
+#include "sim/ilist.h"
 #include "sim/sim.h"
 
 #define SIM_MAX_HIER 16   /* hierarchies a scenario may mount */
 #define SIM_MAX_DEV 8     /* block devices (md devices included) */
 #define SIM_PAGE ((uint64_t)4096)
-#define SIM_NO_FRAME UINT32_MAX
+#define SIM_NO_FRAME SIM_ILIST_END
 
 /* Controllers the simulator reacts to, as bits of sim_hier.ss_mask. */
 enum sim_ss {
@@ -230,7 +231,7 @@ struct sim_file {
 struct sim_frame {
 	/* in this order, without holes: 48 bytes (a run's page cache is mostly these) */
 	uint32_t file, index;
-	uint32_t lru_prev, lru_next;  /* global LRU of cached pages, oldest first */
+	struct sim_ilink lru;         /* global LRU of cached pages, oldest first */
 	uint32_t flags;               /* SIM_PG_* */
 	uint32_t dirty_seq;           /* matches its entry in the dirty FIFO */
 	sim_time dirtied;
@@ -244,7 +245,7 @@ struct sim_frame {
  * not carry it through their caches. */
 struct sim_frame_act {
 	uint64_t lru_seq;             /* when it last joined the LRU's tail (LRU order) */
-	uint32_t prev, next;
+	struct sim_ilink link;
 };
 
 /* A file's page map: chunks of 1 << SIM_FILE_SHIFT slots (4 KiB). */
@@ -254,7 +255,7 @@ struct sim_frame_act {
 /* Beside each frame, while sim.dirty_on: its place on the list of dirty pages in
  * LRU order (mem.c). */
 struct sim_frame_dl {
-	uint32_t prev, next;
+	struct sim_ilink link;
 };
 
 #define SIM_PG_USED 0x1u
@@ -350,12 +351,12 @@ struct sim {
 	struct sim_frame_dl *frame_dl;   /* as many, while dirty_on */
 	unsigned char *records;          /* ownership records, rec_size bytes per frame */
 	uint32_t nframes, cframes;       /* frames handed out so far; room */
-	uint32_t free_head;              /* frames given back, linked by lru_next */
-	uint32_t lru_head, lru_tail;
-	uint32_t act_head, act_tail; /* LRU pages memcg reclaim would act on (mem.c), */
+	uint32_t free_head;              /* frames given back, linked by lru.next */
+	struct sim_ilist lru;
+	struct sim_ilist act;    /* LRU pages memcg reclaim would act on (mem.c), */
 	uint32_t act_hint;       /* the page last put back on that list, NO_FRAME */
 	bool act_on;             /* kept from the first memcg reclaim of a page-cache user */
-	uint32_t dl_head, dl_tail; /* dirty pages in LRU order (mem.c), kept from the first */
+	struct sim_ilist dl;     /* dirty pages in LRU order (mem.c), kept from the first */
 	bool dirty_on;           /* memcg reclaim that looks for dirty pages */
 	uint64_t lru_seq;
 	unsigned dirty_ratio, dirty_bg_ratio;
@@ -497,7 +498,7 @@ static inline uint32_t sim_frame_take(struct sim *s)
 	uint32_t f = s->free_head;
 
 	if (f != SIM_NO_FRAME) {
-		s->free_head = s->frames[f].lru_next;
+		s->free_head = s->frames[f].lru.next;
 		return f;
 	}
 	f = s->nframes++;
@@ -508,7 +509,7 @@ static inline uint32_t sim_frame_take(struct sim *s)
 /* Gives f back (its record already cleared). */
 static inline void sim_frame_give(struct sim *s, uint32_t f)
 {
-	s->frames[f].lru_next = s->free_head;
+	s->frames[f].lru.next = s->free_head;
 	s->free_head = f;
 }
 /* Allocates the act-list links beside the frames (frame_act); false when out of

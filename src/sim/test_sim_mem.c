@@ -313,17 +313,17 @@ static void test_writer_waits_again(void)
 static void check_dirty_list(struct sim *s)
 {
 	struct sim_hier *mh = sim_hier_by_name(s, "mem");
-	uint32_t f, d = s->dl_head;
+	uint32_t f, d = s->dl.head;
 	uint64_t ndirty = 0;
 	size_t i;
 
-	for (f = s->lru_head; f != SIM_NO_FRAME; f = s->frames[f].lru_next) {
+	for (f = s->lru.head; f != SIM_NO_FRAME; f = s->frames[f].lru.next) {
 		if (!(s->frames[f].flags & SIM_PG_DIRTY))
 			continue;
 		T_EQ_INT(d, f);
 		if (d != f)
 			return;
-		d = s->frame_dl[d].next;
+		d = s->frame_dl[d].link.next;
 		ndirty++;
 	}
 	T_EQ_INT(d, SIM_NO_FRAME);
@@ -335,7 +335,7 @@ static void check_dirty_list(struct sim *s)
 
 		if (cg->hier != mh)
 			continue;
-		for (f = s->lru_head; f != SIM_NO_FRAME; f = s->frames[f].lru_next)
+		for (f = s->lru.head; f != SIM_NO_FRAME; f = s->frames[f].lru.next)
 			if ((s->frames[f].flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)) &&
 			    s->frames[f].memcg && sim_cg_is_under(s->frames[f].memcg, cg))
 				n++;
