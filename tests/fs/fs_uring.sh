@@ -63,22 +63,24 @@ $UCG umount "$M"
 for i in $(seq 50); do [ "$(threads)" = "$T0" ] && break; sleep 0.1; done
 check "queue threads end with the mount" "$(threads)" "$T0"
 
+# falls_back TAG NAME WHY: a mount NAME on the daemon just restarted is served through
+# /dev/fuse, answers, and the log has one line saying WHY
+falls_back() {
+	local m
+	m=$(mnt "$2" "none,name=$2") || { bad "$1: mount"; return; }
+	check "$1: no ring mount" "$(stat_of uring_mounts)" "0"
+	check "$1: answers" "$(exercise "$m" 0 | tr '\n' ' ')" "PID 1 done "
+	check "$1: no request through a ring" "$(stat_of uring_requests)" "0"
+	check "$1: one line says why" "$(grep -c "through /dev/fuse: $3" "$SCRATCH/daemon.log")" "1"
+	$UCG umount "$m"
+}
+
 # ---- UCG_FUSE_URING=0: /dev/fuse ----
 UCG_FUSE_URING=0 restart_daemon
-M=$(mnt b none,name=uringb) || { bad "mount b"; fs_done; exit 1; }
-check "off: no ring mount" "$(stat_of uring_mounts)" "0"
-check "off: answers" "$(exercise "$M" 0 | tr '\n' ' ')" "PID 1 done "
-check "off: no request through a ring" "$(stat_of uring_requests)" "0"
-check "off: one line says why" "$(grep -c 'through /dev/fuse: io_uring turned off by UCG_FUSE_URING' "$SCRATCH/daemon.log")" "1"
-$UCG umount "$M"
+falls_back off uringb 'io_uring turned off by UCG_FUSE_URING'
 
 # ---- enable_uring N: /dev/fuse ----
 echo N >"$P"
 restart_daemon
-M=$(mnt c none,name=uringc) || { bad "mount c"; fs_done; exit 1; }
-check "N: no ring mount" "$(stat_of uring_mounts)" "0"
-check "N: answers" "$(exercise "$M" 0 | tr '\n' ' ')" "PID 1 done "
-check "N: no request through a ring" "$(stat_of uring_requests)" "0"
-check "N: one line says why" "$(grep -c 'through /dev/fuse: /sys/module/fuse/parameters/enable_uring is N' "$SCRATCH/daemon.log")" "1"
-$UCG umount "$M"
+falls_back N uringc '/sys/module/fuse/parameters/enable_uring is N'
 fs_done
