@@ -547,6 +547,8 @@ struct sim_dirtier {
 static inline void sim_dirtier_init(struct sim_dirtier *d, struct sim_task *t)
 {
 	d->t = t;
+	d->memcg = d->blkcg = NULL; /* read only once `have` says so; cleared so that */
+	d->consumer = 0;            /* the compiler need not prove it */
 	d->have = 0;
 }
 struct sim_cg *sim_dirtier_blkcg(struct sim *s, struct sim_dirtier *d);
