@@ -116,6 +116,99 @@ static void engine_figures(void)
 	ucg_engine_free(e);
 }
 
+static void nop_cgroup(void *ctx, struct ucg_cgroup *cg)
+{
+	(void)ctx;
+	(void)cg;
+}
+
+static void nop_tasks(void *ctx, struct ucg_cgroup *to, const int *tids, size_t n)
+{
+	(void)ctx;
+	(void)to;
+	(void)tids;
+	(void)n;
+}
+
+static int nop_can_attach(void *ctx, struct ucg_cgroup *to, const int *tids, size_t n)
+{
+	nop_tasks(ctx, to, tids, n);
+	return 0;
+}
+
+static void nop_fork(void *ctx, int parent, int child)
+{
+	(void)ctx;
+	(void)parent;
+	(void)child;
+}
+
+static void nop_exit(void *ctx, int tid)
+{
+	(void)ctx;
+	(void)tid;
+}
+
+static void nop_written(void *ctx, struct ucg_cgroup *cg, const char *file, const char *buf,
+			size_t len)
+{
+	(void)ctx;
+	(void)cg;
+	(void)file;
+	(void)buf;
+	(void)len;
+}
+
+/* The hooks' price: the same loops as engine_figures with one observer that listens to
+ * everything and does nothing (the figures without one are mkdir_rmdir, attach and
+ * fork_exit above: with nobody listening each event costs one test). */
+static void observer_figures(void)
+{
+	static const struct ucg_observer_ops ops = {
+		.cgroup_created = nop_cgroup,
+		.cgroup_removed = nop_cgroup,
+		.can_attach = nop_can_attach,
+		.attached = nop_tasks,
+		.task_forked = nop_fork,
+		.task_exiting = nop_exit,
+		.file_written = nop_written,
+	};
+	struct ucg_engine *e;
+	struct ucg_hierarchy *h;
+	struct ucg_cred root = ucg_cred_root();
+	double t0;
+	int i, n = 200000;
+
+	ucg_engine_new(NULL, &e);
+	ucg_observer_add(e, &ops, NULL);
+	ucg_mount(e, "none,name=bench", &h, NULL);
+	t0 = bench_now_ns();
+	for (i = 0; i < n; i++) {
+		ucg_fs_mkdir(e, h, "/x", 0755, &root);
+		ucg_fs_rmdir(e, h, "/x", &root);
+	}
+	printf("observed.mkdir_rmdir %.0f ns\n", (bench_now_ns() - t0) / n);
+	add_task(e, 100);
+	ucg_fs_mkdir(e, h, "/a", 0755, &root);
+	ucg_fs_mkdir(e, h, "/b", 0755, &root);
+	t0 = bench_now_ns();
+	for (i = 0; i < n; i++)
+		ucg_fs_write_all(e, h, i & 1 ? "/a/cgroup.procs" : "/b/cgroup.procs", &root, "100", 3);
+	printf("observed.attach %.0f ns\n", (bench_now_ns() - t0) / n);
+	t0 = bench_now_ns();
+	for (i = 0; i < n; i++) {
+		struct ucg_task_info ti;
+
+		memset(&ti, 0, sizeof(ti));
+		ti.tid = ti.tgid = 500000 + (i & 1023);
+		ucg_task_fork(e, 100, &ti);
+		ucg_task_exit(e, ti.tid);
+		ucg_task_reap(e, ti.tid);
+	}
+	printf("observed.fork_exit %.0f ns\n", (bench_now_ns() - t0) / n);
+	ucg_engine_free(e);
+}
+
 /* A task in non-root cgroups of four hierarchies: the css_set it shares. */
 static void css_set_figure(void)
 {
@@ -274,6 +367,7 @@ static void kernel_figures(void)
 int main(void)
 {
 	engine_figures();
+	observer_figures();
 	css_set_figure();
 	kernel_figures();
 	return 0;

@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "engine/hierarchy.h"
 #include "engine/event.h"
+#include "engine/observer.h"
 #include "engine/release.h"
 
 #include <errno.h>
@@ -199,6 +200,7 @@ static void cgroup_free(struct ucg_cgroup *cg)
 	struct ucg_cgroup *parent = cg->pins_parent ? cg->parent : NULL;
 
 	ucg_event_cgroup_removed(cg); /* a root at hierarchy teardown */
+	ucg_observer_cgroup_fini(cg);
 	ucg_cgroup_css_destroy(cg, h->ss_mask);
 	ucg_htable_fini(&cg->child_names);
 	ucg_free(cg->file_attrs);
@@ -277,6 +279,7 @@ int ucg_cgroup_create(struct ucg_cgroup *parent, const char *name, size_t len, u
 	ucg_list_add_tail(&parent->children, &cg->sibling);
 	parent->nr_children++;
 	h->nr_cgroups++;
+	UCG_OBSERVE(h->e, cgroup_created, cg);
 	*ret = cg;
 	return 0;
 fail:
@@ -293,6 +296,7 @@ int ucg_cgroup_remove(struct ucg_cgroup *cg)
 		return -EBUSY;
 	if (ucg_cgroup_populated(cg) || cg->nr_children)
 		return -EBUSY;
+	UCG_OBSERVE(cg->h->e, cgroup_removed, cg);
 	ucg_htable_remove(&parent->child_names, &cg->name_node);
 	ucg_htable_remove(&cg->h->by_serial, &cg->serial_node);
 	ucg_dircache_invalidate(&cg->h->dircache); /* its path no longer resolves */
@@ -325,7 +329,7 @@ int ucg_cgroup_remove(struct ucg_cgroup *cg)
 int ucg_cgroup_rename(struct ucg_cgroup *cg, const char *name, size_t len)
 {
 	struct ucg_cgroup *parent = cg->parent, *other;
-	char *copy;
+	char *copy, *old;
 	int r;
 
 	other = ucg_cgroup_find_child(parent, name, len);
@@ -341,9 +345,11 @@ int ucg_cgroup_rename(struct ucg_cgroup *cg, const char *name, size_t len)
 	/* Cannot fail: the entry we just removed left room. */
 	r = ucg_htable_insert(&parent->child_names, &cg->name_node, name_hash(name, len));
 	(void)r;
-	ucg_free(cg->name);
+	old = cg->name;
 	cg->name = copy;
 	cg->name_len = len;
+	UCG_OBSERVE(cg->h->e, cgroup_renamed, cg, old);
+	ucg_free(old);
 	return 0;
 }
 
@@ -412,4 +418,34 @@ int ucg_cgroup_path(const struct ucg_cgroup *cg, struct ucg_buf *out)
 	else
 		path_rec(cg, out);
 	return ucg_buf_error(out);
+}
+
+/* ---- public handle accessors (engine/ucg.h) ---------------------------------------- */
+
+struct ucg_hierarchy *ucg_cgroup_hierarchy(const struct ucg_cgroup *cg)
+{
+	return cg->h;
+}
+
+struct ucg_cgroup *ucg_cgroup_parent(const struct ucg_cgroup *cg)
+{
+	return cg->parent;
+}
+
+const char *ucg_cgroup_name(const struct ucg_cgroup *cg)
+{
+	return cg->name;
+}
+
+uint64_t ucg_cgroup_serial(const struct ucg_cgroup *cg)
+{
+	return cg->serial;
+}
+
+struct ucg_cgroup *ucg_cgroup_next_child(const struct ucg_cgroup *cg,
+					 const struct ucg_cgroup *prev)
+{
+	const struct ucg_list *next = prev ? prev->sibling.next : cg->children.next;
+
+	return next == &cg->children ? NULL : ucg_container_of(next, struct ucg_cgroup, sibling);
 }

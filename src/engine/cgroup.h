@@ -24,11 +24,7 @@ void ucg_cgroup_put(struct ucg_cgroup *cg);
 /* NULL if absent. */
 struct ucg_cgroup *ucg_cgroup_find_child(const struct ucg_cgroup *cg, const char *name,
 					 size_t len);
-/* The cgroup at path ("/a/b") in h, without permission checks: -EINVAL if path is
- * not absolute, -ENOENT if absent, -ENOTDIR if it names or passes through a file. */
-int ucg_cgroup_lookup(struct ucg_hierarchy *h, const char *path, struct ucg_cgroup **ret);
-/* "/a/b" ("/" for the root), appended to out. */
-int ucg_cgroup_path(const struct ucg_cgroup *cg, struct ucg_buf *out);
+/* ucg_cgroup_lookup and ucg_cgroup_path are public: engine/ucg.h. */
 /* Does the cgroup have live member tasks? */
 int ucg_cgroup_populated(const struct ucg_cgroup *cg);
 int ucg_cgroup_is_root(const struct ucg_cgroup *cg);

@@ -12,6 +12,7 @@
 #include "base/memparse.h"
 #include "base/parse.h"
 #include "engine/cgroup.h"
+#include "engine/observer.h"
 #include "engine/perm.h"
 #include "engine/types.h"
 
@@ -438,6 +439,30 @@ ssize_t ucg_fs_read(struct ucg_file *f, char *buf, size_t size, off_t off)
 	return (ssize_t)size;
 }
 
+/* The file's full name in its cgroup's current table ("memory.limit_in_bytes"), for
+ * observers; NULL if it is no longer there. */
+static const char *file_name(const struct ucg_file *f)
+{
+	int i, n;
+	const struct ucg_dirfile *df = ucg_cgroup_files(f->cg, &n);
+
+	for (i = 0; i < n; i++)
+		if (df[i].cft == f->cft && df[i].ss == f->ss)
+			return df[i].name;
+	return NULL;
+}
+
+/* Observers' veto on a write whose text parsed: 0 at once when nobody listens. */
+static int write_veto(const struct ucg_file *f, const char *buf, size_t len)
+{
+	const char *name;
+
+	if (!f->e->nr_observers)
+		return 0;
+	name = file_name(f);
+	return name ? ucg_observe_can_write(f->e, f->cg, name, buf, len) : 0;
+}
+
 ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 {
 	size_t max = f->cft->max_write_len ? f->cft->max_write_len : UCG_PAGE_SIZE;
@@ -459,17 +484,23 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 
 		r = ucg_parse_u64(buf, len, &v);
 		if (r == 0)
+			r = write_veto(f, buf, len);
+		if (r == 0)
 			r = f->cft->write_u64(&f->of, v);
 	} else if (f->cft->write_s64) {
 		int64_t v;
 
 		r = ucg_parse_s64(buf, len, &v);
 		if (r == 0)
+			r = write_veto(f, buf, len);
+		if (r == 0)
 			r = f->cft->write_s64(&f->of, v);
 	} else if (f->cft->write_mem) {
 		uint64_t v;
 
 		r = ucg_parse_mem(buf, len, &v, NULL);
+		if (r == 0)
+			r = write_veto(f, buf, len);
 		if (r == 0)
 			r = f->cft->write_mem(&f->of, v);
 	} else if (f->cft->write_str || f->cft->write_max) {
@@ -478,12 +509,16 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 
 		ucg_kstrip(&s, &slen);
 		if (f->cft->write_str) {
-			r = f->cft->write_str(&f->of, s, slen);
+			r = write_veto(f, buf, len);
+			if (r == 0)
+				r = f->cft->write_str(&f->of, s, slen);
 		} else {
 			int64_t v = 0;
 			int is_max = slen == 3 && !memcmp(s, "max", 3);
 
 			r = is_max ? 0 : ucg_parse_s64(s, slen, &v);
+			if (r == 0)
+				r = write_veto(f, buf, len);
 			if (r == 0)
 				r = f->cft->write_max(&f->of, v, is_max);
 		}
@@ -493,14 +528,26 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 
 		r = ucg_bitmap_parse_list(buf, len, nbits, &set);
 		if (r == 0)
+			r = write_veto(f, buf, len);
+		if (r == 0)
 			r = f->cft->write_cpulist ? f->cft->write_cpulist(&f->of, &set)
 						  : f->cft->write_nodelist(&f->of, &set);
 	} else if (f->cft->write) {
-		r = f->cft->write(&f->of, buf, len);
+		r = write_veto(f, buf, len);
+		if (r == 0)
+			r = f->cft->write(&f->of, buf, len);
 	} else {
 		r = -EINVAL; /* no write handler: root got past the mode at open */
 	}
-	return r < 0 ? r : (ssize_t)size;
+	if (r < 0)
+		return r;
+	if (f->e->nr_observers) {
+		const char *name = file_name(f);
+
+		if (name)
+			UCG_OBSERVE(f->e, file_written, f->cg, name, buf, len);
+	}
+	return (ssize_t)size;
 }
 
 void ucg_fs_release(struct ucg_file *f)
@@ -667,6 +714,7 @@ int ucg_fs_chmod(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path
 	if (cred->fsuid != owner && !(cred->caps & UCG_CAP_FOWNER))
 		return -EPERM;
 	*m = mode & 07777;
+	UCG_OBSERVE(e, cgroup_attr_changed, t.cg, t.file);
 	return 0;
 }
 
@@ -702,6 +750,7 @@ int ucg_fs_chown(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path
 	/* A non-directory loses set-id bits on chown, as on any filesystem. */
 	if (t.file >= 0)
 		*pm &= ~(uint32_t)(S_ISUID | S_ISGID);
+	UCG_OBSERVE(e, cgroup_attr_changed, t.cg, t.file);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "engine/cgroup.h"
 #include "engine/mount_opts.h"
+#include "engine/observer.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -37,6 +38,16 @@ struct ucg_hierarchy *ucg_hierarchy_next(struct ucg_engine *e, struct ucg_hierar
 	struct ucg_list *n = prev ? prev->node.next : e->hierarchies.next;
 
 	return n == &e->hierarchies ? NULL : ucg_container_of(n, struct ucg_hierarchy, node);
+}
+
+struct ucg_cgroup *ucg_hierarchy_root(const struct ucg_hierarchy *h)
+{
+	return h->root;
+}
+
+uint32_t ucg_hierarchy_subsys_mask(const struct ucg_hierarchy *h)
+{
+	return h->ss_mask;
 }
 
 struct ucg_hierarchy *ucg_hierarchy_find(struct ucg_engine *e, int id)
@@ -310,6 +321,7 @@ int ucg_mount(struct ucg_engine *e, const char *opts, struct ucg_hierarchy **ret
 			snprintf(err->msg, sizeof(err->msg),
 				 "cgroup: new mount options do not match the existing superblock, will be ignored");
 		h->mount_count++;
+		UCG_OBSERVE(e, hierarchy_mounted, h, 0);
 		*ret = h;
 		r = 0;
 		goto out;
@@ -328,6 +340,7 @@ int ucg_mount(struct ucg_engine *e, const char *opts, struct ucg_hierarchy **ret
 	if (r < 0)
 		goto out;
 	h->mount_count = 1;
+	UCG_OBSERVE(e, hierarchy_mounted, h, 1);
 	*ret = h;
 out:
 	ucg_mount_opts_fini(&o);
@@ -338,6 +351,9 @@ int ucg_umount(struct ucg_engine *e, struct ucg_hierarchy *h)
 {
 	if (h->mount_count <= 0)
 		return -EINVAL;
+	int destroying = h->mount_count == 1 && !h->root->nr_children;
+
+	UCG_OBSERVE(e, hierarchy_unmounted, h, destroying);
 	if (--h->mount_count == 0 && !h->root->nr_children)
 		hierarchy_destroy(h);
 	return 0;
@@ -440,6 +456,7 @@ int ucg_remount(struct ucg_engine *e, struct ucg_hierarchy *h, const char *opts,
 		h->release_agent = agent;
 		agent = NULL;
 	}
+	UCG_OBSERVE(e, hierarchy_remounted, h);
 	r = 0;
 out:
 	free_files(rf, nrf);

@@ -11,6 +11,7 @@
 #include "base/alloc.h"
 #include "engine/cgroup.h"
 #include "engine/hierarchy.h"
+#include "engine/observer.h"
 #include "engine/css_set.h"
 
 #include <errno.h>
@@ -56,6 +57,17 @@ int ucg_task_subsys_cgroup(struct ucg_engine *e, int tid, int id, struct ucg_cgr
 		return -ESRCH;
 	h = ucg_subsys_hierarchy(e, id);
 	*ret = h ? ucg_task_cgroup(t, h) : NULL;
+	return 0;
+}
+
+int ucg_task_cgroup_get(struct ucg_engine *e, int tid, const struct ucg_hierarchy *h,
+			struct ucg_cgroup **ret)
+{
+	struct ucg_task *t = ucg_task_find(e, tid);
+
+	if (!t)
+		return -ESRCH;
+	*ret = ucg_task_cgroup(t, h);
 	return 0;
 }
 
@@ -226,6 +238,7 @@ static int task_fork(struct ucg_engine *e, int parent_tid, const struct ucg_task
 	while ((h = ucg_hierarchy_next(e, h)))
 		if (ucg_css_set_cgroup(cs, h) != h->root)
 			notify_moved(e, t, h);
+	UCG_OBSERVE(e, task_forked, parent_tid, child->tid);
 	return 0;
 }
 
@@ -248,6 +261,7 @@ int ucg_task_exit(struct ucg_engine *e, int tid)
 		return -ESRCH;
 	if (t->exited)
 		return 0;
+	UCG_OBSERVE(e, task_exiting, tid);
 	cs = t->cset;
 	for_each_bound_css(e, t, cs, 1);
 	t->exited = 1;
@@ -336,6 +350,37 @@ void ucg_task_table_fini(struct ucg_engine *e)
 
 /* The credential rule (core.md §7.1): writer euid 0, or equal to the target's real or
  * saved uid. Capabilities do not stand in for euid 0. */
+/* The tids of ts for the observers, in inl when it has room (cap entries), else
+ * allocated: *ret is inl or an allocation the caller frees. */
+static int taskset_tids(const struct ucg_taskset *ts, int *inl, size_t cap, int **ret)
+{
+	int *tids = ts->nr_tasks <= cap ? inl : ucg_calloc(ts->nr_tasks, sizeof(*tids));
+	size_t i;
+
+	if (!tids)
+		return -ENOMEM;
+	for (i = 0; i < ts->nr_tasks; i++)
+		tids[i] = ts->tasks[i]->info.tid;
+	*ret = tids;
+	return 0;
+}
+
+/* Asks the observers whether ts may move; on 0 (with observers) *ret holds the tids
+ * for the report after the move, NULL with nobody listening. */
+static int observe_can_attach(struct ucg_engine *e, const struct ucg_taskset *ts, int *inl,
+			      size_t cap, int **ret)
+{
+	int r;
+
+	*ret = NULL;
+	if (!e->nr_observers)
+		return 0;
+	r = taskset_tids(ts, inl, cap, ret);
+	if (r == 0)
+		r = ucg_observe_can_attach(e, ts->dst, *ret, ts->nr_tasks);
+	return r;
+}
+
 static int may_move(const struct ucg_cred *w, const struct ucg_task_info *t)
 {
 	return w->euid == 0 || w->euid == t->ruid || w->euid == t->suid;
@@ -380,6 +425,7 @@ int ucg_attach_pid(struct ucg_engine *e, struct ucg_cgroup *dst, int pid, int th
 	struct ucg_task *tasks_inl[ATTACH_INLINE];
 	struct ucg_cgroup *src_inl[ATTACH_INLINE];
 	struct ucg_css_set *news_inl[ATTACH_INLINE];
+	int tids_inl[ATTACH_INLINE], *tids = NULL;
 	struct ucg_hierarchy *h = dst->h;
 	struct ucg_task *t, **tasks = NULL;
 	struct ucg_cgroup **src = NULL;
@@ -460,8 +506,13 @@ int ucg_attach_pid(struct ucg_engine *e, struct ucg_cgroup *dst, int pid, int th
 		}
 		ss_done = k + 1;
 	}
+	r = observe_can_attach(e, &ts, tids_inl, ATTACH_INLINE, &tids);
+	if (r < 0)
+		goto cancel;
 
 	migrate_commit(e, &ts, news);
+	if (tids)
+		UCG_OBSERVE(e, attached, dst, tids, n);
 	r = 0;
 	goto out;
 
@@ -482,6 +533,8 @@ out:
 		ucg_free(src);
 	if (tasks != tasks_inl)
 		ucg_free(tasks);
+	if (tids != tids_inl)
+		ucg_free(tids);
 	return r;
 }
 
@@ -493,6 +546,7 @@ int ucg_task_transfer(struct ucg_engine *e, struct ucg_cgroup *from, struct ucg_
 	struct ucg_css_set **news = NULL;
 	struct ucg_taskset ts;
 	struct ucg_list *pos;
+	int *tids = NULL;
 	size_t n = 0, cap = 0, i;
 	int r = 0;
 
@@ -539,9 +593,15 @@ int ucg_task_transfer(struct ucg_engine *e, struct ucg_cgroup *from, struct ucg_
 	ts.tasks = tasks;
 	ts.nr_tasks = n;
 	ts.src = src;
+	r = observe_can_attach(e, &ts, NULL, 0, &tids);
+	if (r < 0)
+		goto out;
 	migrate_commit(e, &ts, news);
+	if (tids)
+		UCG_OBSERVE(e, attached, to, tids, n);
 	r = (int)n;
 out:
+	ucg_free(tids);
 	for (i = 0; news && i < n; i++)
 		if (news[i])
 			ucg_css_set_put(e, news[i]);

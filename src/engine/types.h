@@ -100,6 +100,9 @@ struct ucg_cgroup {
 	struct ucg_list cset_links; /* struct ucg_cset_link.cg_node */
 	struct ucg_css *css[UCG_SUBSYS_COUNT]; /* one per bound controller */
 	struct ucg_list events; /* struct ucg_event_reg.cg_node (engine/event.h) */
+	/* Observers' own pointers (ucg_cgroup_priv), UCG_MAX_OBSERVERS of them; NULL until
+	 * an observer first hangs something here, so a cgroup nobody watches pays 8 bytes. */
+	void **priv;
 };
 
 struct ucg_cset_link {
@@ -170,6 +173,13 @@ struct ucg_engine {
 	struct ucg_list releases; /* pending release notifications, oldest first */
 	struct ucg_list events_pending; /* signalled event registrations, oldest first */
 	size_t nr_event_regs; /* live registrations: charge paths skip their checks at 0 */
+	/* Registered observers (engine/observer.c); a free entry has ops NULL. Every
+	 * event tests nr_observers first, so nobody listening costs one branch. */
+	struct ucg_observer {
+		const struct ucg_observer_ops *ops;
+		void *ctx;
+	} observers[UCG_MAX_OBSERVERS];
+	int nr_observers;
 };
 
 #endif

@@ -323,6 +323,98 @@ struct ucg_event {
 /* Pops the oldest signalled registration: 1 and *ret, or 0 when none is pending. */
 int ucg_event_next(struct ucg_engine *e, struct ucg_event *ret);
 
+/* ---- cgroup handles -------------------------------------------------------------- */
+
+/* A cgroup of some hierarchy. Handles given to observers and found by lookup stay valid
+ * until the cgroup is removed (rmdir) or its hierarchy destroyed; hold none past that. */
+struct ucg_cgroup;
+
+struct ucg_cgroup *ucg_hierarchy_root(const struct ucg_hierarchy *h);
+/* Bit i set: controller i (enum ucg_subsys_id, controllers.def order) is bound to h. */
+uint32_t ucg_hierarchy_subsys_mask(const struct ucg_hierarchy *h);
+struct ucg_hierarchy *ucg_cgroup_hierarchy(const struct ucg_cgroup *cg);
+/* NULL for a root. */
+struct ucg_cgroup *ucg_cgroup_parent(const struct ucg_cgroup *cg);
+/* The last path component, "" for a root; valid until the next rename of cg. */
+const char *ucg_cgroup_name(const struct ucg_cgroup *cg);
+/* Unique in the engine and never reused: inode numbers derive from it. */
+uint64_t ucg_cgroup_serial(const struct ucg_cgroup *cg);
+/* Children in creation order: NULL starts and ends. */
+struct ucg_cgroup *ucg_cgroup_next_child(const struct ucg_cgroup *cg,
+					 const struct ucg_cgroup *prev);
+/* The cgroup at path ("/a/b") in h, without permission checks: -EINVAL if path is not
+ * absolute, -ENOENT if absent, -ENOTDIR if it names or passes through a file. */
+int ucg_cgroup_lookup(struct ucg_hierarchy *h, const char *path, struct ucg_cgroup **ret);
+/* "/a/b" ("/" for the root), appended to out. */
+int ucg_cgroup_path(const struct ucg_cgroup *cg, struct ucg_buf *out);
+/* The cgroup of live task tid in h (its hierarchy's root for an exited task):
+ * -ESRCH if the engine does not know tid. */
+int ucg_task_cgroup_get(struct ucg_engine *e, int tid, const struct ucg_hierarchy *h,
+			struct ucg_cgroup **ret);
+
+/* ---- observers ------------------------------------------------------------------- */
+
+/* What front ends hear about changes, in the order they happen, from the call that
+ * makes them (the engine has no threads: an observer runs inside that call and must
+ * not call back into the engine to change anything). Every member may be NULL; with
+ * no observer registered the engine pays one test per event.
+ * The can_ members are vetoes: called once the engine itself has accepted the
+ * operation (controllers included) and before anything changed; a negative errno
+ * refuses it and is what the caller gets, with nothing changed. The other members
+ * report what has been done. */
+struct ucg_observer_ops {
+	/* A mount of h succeeded; created: it made the hierarchy (first mount). */
+	void (*hierarchy_mounted)(void *ctx, struct ucg_hierarchy *h, int created);
+	/* One mount of h went; destroying: h goes with it (handles into h die after the
+	 * call). */
+	void (*hierarchy_unmounted)(void *ctx, struct ucg_hierarchy *h, int destroying);
+	/* mount -o remount changed h's controllers or release agent. */
+	void (*hierarchy_remounted)(void *ctx, struct ucg_hierarchy *h);
+	void (*cgroup_created)(void *ctx, struct ucg_cgroup *cg);
+	/* rmdir accepted: cg is still in the tree for the call (its path resolves), then
+	 * it is gone. */
+	void (*cgroup_removed)(void *ctx, struct ucg_cgroup *cg);
+	void (*cgroup_renamed)(void *ctx, struct ucg_cgroup *cg, const char *old_name);
+	/* chmod/chown of cg's directory (file -1) or of its control file number file (the
+	 * index in its ucg_fs_readdir order, "." and ".." not counted). */
+	void (*cgroup_attr_changed)(void *ctx, struct ucg_cgroup *cg, int file);
+	/* tids (n threads) move into to, in to's hierarchy (cgroup.procs, tasks, or a
+	 * transfer). attached follows once they are there. */
+	int (*can_attach)(void *ctx, struct ucg_cgroup *to, const int *tids, size_t n);
+	void (*attached)(void *ctx, struct ucg_cgroup *to, const int *tids, size_t n);
+	/* A task joined its creator's cgroups (ucg_task_fork / ucg_task_forked). */
+	void (*task_forked)(void *ctx, int parent_tid, int child_tid);
+	/* The thread exited: it leaves its cgroups (its zombie stays until reaped). */
+	void (*task_exiting)(void *ctx, int tid);
+	/* A write of len bytes (buf as the writer gave it, cut at the first NUL) to the
+	 * control file named file ("memory.limit_in_bytes", "cgroup.procs") of cg. The
+	 * veto comes after the text parsed as the file's kind requires (syntax errors are
+	 * the file's EINVAL/ERANGE first) and before the file's handler runs, so it may
+	 * only check, not change; file_written follows a write the handler accepted.
+	 * cgroup.procs and tasks writes are reported as attaches, not here. */
+	int (*can_write)(void *ctx, struct ucg_cgroup *cg, const char *file, const char *buf,
+			 size_t len);
+	void (*file_written)(void *ctx, struct ucg_cgroup *cg, const char *file, const char *buf,
+			     size_t len);
+};
+
+/* At most this many observers at once. */
+#define UCG_MAX_OBSERVERS 8
+
+/* Registers ops (not copied: must outlive the registration) with ctx. Returns the
+ * observer's id (>= 0, for ucg_observer_remove and the per-cgroup slot below), or
+ * -ENOSPC when UCG_MAX_OBSERVERS are registered. */
+int ucg_observer_add(struct ucg_engine *e, const struct ucg_observer_ops *ops, void *ctx);
+/* Unregisters observer id; its per-cgroup slots are cleared. -EINVAL if not registered. */
+int ucg_observer_remove(struct ucg_engine *e, int id);
+/* Observer id's own pointer in cg (NULL until set): per-cgroup data hung off the
+ * engine's cgroup instead of a mirror tree. The engine never dereferences it; the
+ * observer frees what it hung there (at cgroup_removed, or hierarchy_unmounted with
+ * destroying set for the whole tree). */
+void *ucg_cgroup_priv(const struct ucg_cgroup *cg, int id);
+/* -ENOMEM if cg had no slots yet and they could not be allocated; -EINVAL for a bad id. */
+int ucg_cgroup_set_priv(struct ucg_cgroup *cg, int id, void *priv);
+
 /* ---- errors ----------------------------------------------------------------------- */
 
 /* strerror-like text for the engine's negative errnos (front ends may use strerror). */
