@@ -26,39 +26,19 @@
  * swappiness at the root stands for the global vm.swappiness and is inherited by
  * new children, like oom_kill_disable.
  *
- * memory.stat: one local value per item (pages or events), the total_* lines sum the
- * subtree at read time. A removed cgroup passes its remaining pages to its parent's
- * local statistics (the hierarchical counters already include them).
+ * memory.stat and memory.numa_stat are in memory_stat.c; notification (usage
+ * thresholds, oom_control, pressure_level) in memory_events.c; what the files share
+ * in memory_impl.h.
  *
  * The kernel's charge loop counts a failure at every attempt (batch of 64, exact size,
  * one per reclaim retry, 16 retries: about 19 per OOM). ucg_memory_charge_* keep one
  * retry; a model that reclaims more than clean cache (the simulator: LRU, dirty pages,
  * swap) runs the kernel's loop itself with ucg_memory_try_charge_path, one attempt
  * each, and swaps with ucg_memory_swap_out_path (memory.stat swap, memsw keeps them).
- * Limits of the model: No LRU aging (new pages stay
- * on the inactive lists), no dirty/writeback/refault/swap accounting (those lines read
- * 0), no soft-limit reclaim.
- *
- * Event notification (cgroup.event_control, engine/event.c): usage thresholds on
- * memory.usage_in_bytes and memory.memsw.usage_in_bytes fire when usage crosses them
- * either way, in the charged cgroup and its ancestors, checked as memcg1_check_events
- * does: when the charged (or uncharged) cgroup's page events pass a target that then
- * moves 128 events on (one CPU's counter). memory.oom_control fires on every refused
- * charge in the refusing cgroup and its descendants (and at registration if
- * under_oom is set). memory.pressure_level follows vmpressure: each reclaim round
- * reports (pages scanned, pages reclaimed) for its target (the limit's cgroup; the
- * root for global reclaim), windows of 512 scanned are rated low / medium (60%) /
- * critical (95% not reclaimed), and a round that fell short adds the critical
- * windows of vmpressure_prio(). Here only clean cache is reclaimed (every page
- * scanned is freed); the simulator reports its own LRU scan
- * (ucg_memory_vmpressure). Levels and modes (default, hierarchy, local) follow
- * vmpressure_event(); the kernel's work item is run at once.
+ * Limits of the model: no soft-limit reclaim.
  */
-#include "base/kctype.h"
 #include "base/memparse.h"
-#include "controllers/charge.h"
-#include "controllers/counter.h"
-#include "engine/cgroup.h"
+#include "controllers/memory_impl.h"
 #include "engine/event.h"
 #include "engine/hierarchy.h"
 #include "engine/task.h"
@@ -66,164 +46,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-
-enum mem_stat {
-	ST_CACHE,
-	ST_RSS,
-	ST_RSS_HUGE,
-	ST_SHMEM,
-	ST_MAPPED_FILE,
-	ST_DIRTY,
-	ST_WRITEBACK,
-	ST_WS_REFAULT_ANON,
-	ST_WS_REFAULT_FILE,
-	ST_SWAP,
-	ST_SWAPCACHED,
-	ST_PGPGIN,
-	ST_PGPGOUT,
-	ST_PGFAULT,
-	ST_PGMAJFAULT,
-	ST_INACTIVE_ANON,
-	ST_ACTIVE_ANON,
-	ST_INACTIVE_FILE,
-	ST_ACTIVE_FILE,
-	ST_UNEVICTABLE,
-	NR_MEM_STAT
-};
-
-/* The memory.stat items in 6.18 order; events are printed as counts, the rest are
- * pages printed in bytes. */
-static const struct {
-	const char *name;
-	int event;
-} mem_stat_desc[NR_MEM_STAT] = {
-	[ST_CACHE] = { "cache", 0 },
-	[ST_RSS] = { "rss", 0 },
-	[ST_RSS_HUGE] = { "rss_huge", 0 },
-	[ST_SHMEM] = { "shmem", 0 },
-	[ST_MAPPED_FILE] = { "mapped_file", 0 },
-	[ST_DIRTY] = { "dirty", 0 },
-	[ST_WRITEBACK] = { "writeback", 0 },
-	[ST_WS_REFAULT_ANON] = { "workingset_refault_anon", 1 },
-	[ST_WS_REFAULT_FILE] = { "workingset_refault_file", 1 },
-	[ST_SWAP] = { "swap", 0 },
-	[ST_SWAPCACHED] = { "swapcached", 0 },
-	[ST_PGPGIN] = { "pgpgin", 1 },
-	[ST_PGPGOUT] = { "pgpgout", 1 },
-	[ST_PGFAULT] = { "pgfault", 1 },
-	[ST_PGMAJFAULT] = { "pgmajfault", 1 },
-	[ST_INACTIVE_ANON] = { "inactive_anon", 0 },
-	[ST_ACTIVE_ANON] = { "active_anon", 0 },
-	[ST_INACTIVE_FILE] = { "inactive_file", 0 },
-	[ST_ACTIVE_FILE] = { "active_file", 0 },
-	[ST_UNEVICTABLE] = { "unevictable", 0 },
-};
-
-/* Which counter a file's private value names. */
-enum mem_res { RES_MEM, RES_MEMSW, RES_KMEM, RES_TCP };
-
-struct memcg {
-	struct ucg_css css;
-	/* Hierarchical counters in pages, linked to the parent's (NULL at the root).
-	 * Owned by this css; changed by charges here and in descendants and by writes. */
-	struct ucg_counter memory, memsw, kmem, tcpmem;
-	uint64_t soft_limit;  /* pages; stored only */
-	unsigned swappiness;  /* 0..200; the root's is the global value */
-	int oom_kill_disable; /* copied from the parent at mkdir */
-	int under_oom;        /* a charge refused here is waiting (oom_kill_disable 1) */
-	uint64_t oom_kill;    /* OOM kills counted in this cgroup */
-	uint64_t pages[UCG_MEM_NR_KINDS]; /* pages charged here (not in descendants) */
-	uint64_t stat[NR_MEM_STAT];       /* local memory.stat values (pages or events) */
-	struct memcg *parent; /* NULL at the root; valid while this css is online */
-	/* vmpressure: pages scanned and reclaimed for this cgroup's reclaim since the
-	 * last 512-page window was evaluated (the kernel's tree_scanned/reclaimed) */
-	uint64_t vmp_scanned, vmp_reclaimed;
-	/* the threshold ratelimit: page events (pages charged plus uncharged) and the
-	 * count past which the next check happens (nr_page_events, targets[THRESH]);
-	 * one CPU's counters: the engine has no CPUs */
-	uint64_t nr_page_events, thresh_next;
-};
-
-/* Event notification (the section before the tables). */
-static void memcg_event_usage(struct memcg *m);
-static void memcg_check_events(struct memcg *m, uint64_t pages);
-static void memcg_vmpressure(struct memcg *m, uint64_t scanned, uint64_t reclaimed);
-static void memcg_vmpressure_prio(struct memcg *m);
-static void memcg_event_oom(struct memcg *over);
-static void memcg_event_pressure(struct memcg *m, int level);
-enum { PRESSURE_LOW, PRESSURE_MEDIUM, PRESSURE_CRITICAL };
-
-static struct memcg *css_memcg(struct ucg_css *css)
-{
-	return ucg_container_of(css, struct memcg, css);
-}
-
-static struct memcg *cgroup_memcg(struct ucg_cgroup *cg)
-{
-	return css_memcg(cg->css[UCG_SS_memory]);
-}
-
-static struct ucg_counter *memcg_counter(struct memcg *m, unsigned long res)
-{
-	switch (res) {
-	case RES_MEMSW:
-		return &m->memsw;
-	case RES_KMEM:
-		return &m->kmem;
-	case RES_TCP:
-		return &m->tcpmem;
-	default:
-		return &m->memory;
-	}
-}
-
-/* ---- subtree walk ---------------------------------------------------------------------- */
-
-static struct ucg_cgroup *preorder_next(struct ucg_cgroup *cg, struct ucg_cgroup *top)
-{
-	if (!ucg_list_empty(&cg->children))
-		return ucg_container_of(cg->children.next, struct ucg_cgroup, sibling);
-	while (cg != top) {
-		if (cg->sibling.next != &cg->parent->children)
-			return ucg_container_of(cg->sibling.next, struct ucg_cgroup, sibling);
-		cg = cg->parent;
-	}
-	return NULL;
-}
 
 /* ---- charge helpers -------------------------------------------------------------------- */
-
-static void stat_add(struct memcg *m, enum ucg_mem_kind kind, uint64_t n, int sign)
-{
-#define ADJ(i) (m->stat[i] = sign > 0 ? m->stat[i] + n : m->stat[i] - n)
-	switch (kind) {
-	case UCG_MEM_ANON:
-		ADJ(ST_RSS);
-		ADJ(ST_INACTIVE_ANON);
-		break;
-	case UCG_MEM_FILE:
-		ADJ(ST_CACHE);
-		ADJ(ST_INACTIVE_FILE);
-		break;
-	case UCG_MEM_SHMEM:
-		ADJ(ST_CACHE);
-		ADJ(ST_SHMEM);
-		ADJ(ST_INACTIVE_ANON);
-		break;
-	default:
-		break;
-	}
-#undef ADJ
-	if (kind != UCG_MEM_KERNEL) {
-		if (sign > 0)
-			m->stat[ST_PGPGIN] += n;
-		else
-			m->stat[ST_PGPGOUT] += n;
-	}
-}
 
 /* Takes n pages of kind back from m (which holds them locally). */
 static void memcg_uncharge_local(struct memcg *m, enum ucg_mem_kind kind, uint64_t n)
@@ -231,7 +55,7 @@ static void memcg_uncharge_local(struct memcg *m, enum ucg_mem_kind kind, uint64
 	struct memcg *it;
 
 	m->pages[kind] -= n;
-	stat_add(m, kind, n, -1);
+	memcg_stat_add(m, kind, n, -1);
 	ucg_counter_uncharge(&m->memory, n);
 	ucg_counter_uncharge(&m->memsw, n);
 	if (kind == UCG_MEM_KERNEL)
@@ -249,7 +73,7 @@ static uint64_t memcg_reclaim(struct memcg *top, uint64_t want)
 	struct ucg_cgroup *tcg = top->css.cgroup, *cg;
 	uint64_t done = 0;
 
-	for (cg = tcg; cg && done < want; cg = preorder_next(cg, tcg)) {
+	for (cg = tcg; cg && done < want; cg = memcg_preorder_next(cg, tcg)) {
 		struct memcg *m = cgroup_memcg(cg);
 		uint64_t n = m->pages[UCG_MEM_FILE];
 
@@ -338,7 +162,7 @@ static int memcg_charge(struct memcg *m, enum ucg_mem_kind kind, uint64_t n,
 		return r;
 	}
 	m->pages[kind] += n;
-	stat_add(m, kind, n, +1);
+	memcg_stat_add(m, kind, n, +1);
 	memcg_check_events(m, n);
 	return 0;
 }
@@ -523,98 +347,6 @@ static int move_charge_write(struct ucg_of *of, uint64_t v)
 	return v == 0 ? 0 : -EINVAL;
 }
 
-static int oom_control_show(struct ucg_of *of, struct ucg_buf *out)
-{
-	struct memcg *m = css_memcg(of->css);
-
-	ucg_buf_printf(out, "oom_kill_disable %d\nunder_oom %d\noom_kill %" PRIu64 "\n",
-		       m->oom_kill_disable, m->under_oom, m->oom_kill);
-	return 0;
-}
-
-static int oom_control_write(struct ucg_of *of, uint64_t v)
-{
-	struct memcg *m = css_memcg(of->css);
-
-	if (!m->parent || v > 1)
-		return -EINVAL;
-	m->oom_kill_disable = (int)v;
-	if (!v)
-		m->under_oom = 0; /* waiters are woken and go to the OOM killer */
-	return 0;
-}
-
-static void subtree_stat(struct memcg *top, uint64_t *sum)
-{
-	struct ucg_cgroup *tcg = top->css.cgroup, *cg;
-	int i;
-
-	for (cg = tcg; cg; cg = preorder_next(cg, tcg)) {
-		struct memcg *m = cgroup_memcg(cg);
-
-		for (i = 0; i < NR_MEM_STAT; i++)
-			sum[i] += m->stat[i];
-	}
-}
-
-static uint64_t stat_value(int i, uint64_t v)
-{
-	return mem_stat_desc[i].event ? v : v * UCG_PAGE_SIZE;
-}
-
-static int stat_show(struct ucg_of *of, struct ucg_buf *out)
-{
-	struct memcg *m = css_memcg(of->css);
-	uint64_t total[NR_MEM_STAT] = { 0 };
-	int i;
-
-	for (i = 0; i < NR_MEM_STAT; i++)
-		ucg_buf_printf(out, "%s %" PRIu64 "\n", mem_stat_desc[i].name,
-			       stat_value(i, m->stat[i]));
-	ucg_buf_printf(out, "hierarchical_memory_limit %" PRIu64 "\n",
-		       ucg_counter_hierarchical_max(&m->memory) * UCG_PAGE_SIZE);
-	ucg_buf_printf(out, "hierarchical_memsw_limit %" PRIu64 "\n",
-		       ucg_counter_hierarchical_max(&m->memsw) * UCG_PAGE_SIZE);
-	subtree_stat(m, total);
-	for (i = 0; i < NR_MEM_STAT; i++)
-		ucg_buf_printf(out, "total_%s %" PRIu64 "\n", mem_stat_desc[i].name,
-			       stat_value(i, total[i]));
-	return 0;
-}
-
-static void numa_line(struct ucg_buf *out, const char *name, uint64_t pages, unsigned nodes)
-{
-	unsigned n;
-
-	ucg_buf_printf(out, "%s=%" PRIu64, name, pages);
-	for (n = 0; n < nodes; n++)
-		ucg_buf_printf(out, " N%u=%" PRIu64, n, n == 0 ? pages : 0);
-	ucg_buf_putc(out, '\n');
-}
-
-static int numa_stat_show(struct ucg_of *of, struct ucg_buf *out)
-{
-	struct memcg *m = css_memcg(of->css);
-	uint64_t t[NR_MEM_STAT] = { 0 };
-	unsigned nodes = of->e->cfg.nr_mems ? of->e->cfg.nr_mems : 1;
-	uint64_t file = m->stat[ST_INACTIVE_FILE] + m->stat[ST_ACTIVE_FILE];
-	uint64_t anon = m->stat[ST_INACTIVE_ANON] + m->stat[ST_ACTIVE_ANON];
-	uint64_t unev = m->stat[ST_UNEVICTABLE], hfile, hanon;
-
-	subtree_stat(m, t);
-	hfile = t[ST_INACTIVE_FILE] + t[ST_ACTIVE_FILE];
-	hanon = t[ST_INACTIVE_ANON] + t[ST_ACTIVE_ANON];
-	numa_line(out, "total", file + anon + unev, nodes);
-	numa_line(out, "file", file, nodes);
-	numa_line(out, "anon", anon, nodes);
-	numa_line(out, "unevictable", unev, nodes);
-	numa_line(out, "hierarchical_total", hfile + hanon + t[ST_UNEVICTABLE], nodes);
-	numa_line(out, "hierarchical_file", hfile, nodes);
-	numa_line(out, "hierarchical_anon", hanon, nodes);
-	numa_line(out, "hierarchical_unevictable", t[ST_UNEVICTABLE], nodes);
-	return 0;
-}
-
 static int empty_show(struct ucg_of *of, struct ucg_buf *out)
 {
 	return 0;
@@ -729,7 +461,7 @@ int ucg_memory_try_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, co
 		return r;
 	}
 	m->pages[kind] += pages;
-	stat_add(m, kind, pages, +1);
+	memcg_stat_add(m, kind, pages, +1);
 	memcg_check_events(m, pages); /* event notification */
 	return 0;
 }
@@ -826,143 +558,7 @@ int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major)
 	return 0;
 }
 
-/* ---- event notification (cgroup.event_control) ------------------------------------------ */
-
-static int usage_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args);
-static int oom_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args);
-static int pressure_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args);
-
-#define REG_EACH(reg, cg)                                                                    \
-	for (struct ucg_list *p_ = (cg)->events.next;                                         \
-	     p_ != &(cg)->events && ((reg) = ucg_container_of(p_, struct ucg_event_reg, cg_node)); \
-	     p_ = p_->next)
-
-/* Usage changed in m: every threshold of m and its ancestors that usage crossed,
- * upward or downward since the last check, signals once (reg->state: usage was at or
- * above the threshold). */
-static void memcg_event_usage(struct memcg *m)
-{
-	struct ucg_event_reg *reg;
-	struct memcg *it;
-
-	if (!m->css.cgroup->h->e->nr_event_regs)
-		return;
-	for (it = m; it; it = it->parent) {
-		REG_EACH(reg, it->css.cgroup) {
-			int above;
-
-			if (reg->cft->register_event != usage_register)
-				continue;
-			above = reg->value <= memcg_counter(it, reg->cft->private)->usage;
-			if (above != reg->state) {
-				reg->state = above;
-				ucg_event_signal(reg, 1);
-			}
-		}
-	}
-}
-
-/* The kernel's mem_cgroup_oom_notify(): over and every cgroup below it. */
-static void memcg_event_oom(struct memcg *over)
-{
-	struct ucg_cgroup *top = over->css.cgroup, *cg;
-	struct ucg_event_reg *reg;
-
-	if (!top->h->e->nr_event_regs)
-		return;
-	for (cg = top; cg; cg = preorder_next(cg, top))
-		REG_EACH(reg, cg)
-			if (reg->cft->register_event == oom_register)
-				ucg_event_signal(reg, 1);
-}
-
-enum { MODE_DEFAULT, MODE_HIERARCHY, MODE_LOCAL };
-
-/* vmpressure's walk: from m up; a registration hears levels at or above its own;
- * "local" ones only for their own cgroup, "default" ones only while nothing below
- * has been signalled, "hierarchy" ones always. */
-static void memcg_event_pressure(struct memcg *m, int level)
-{
-	struct ucg_event_reg *reg;
-	int ancestor = 0, signalled = 0;
-	struct memcg *it;
-
-	if (!m->css.cgroup->h->e->nr_event_regs)
-		return;
-	for (it = m; it; it = it->parent) {
-		int any = 0;
-
-		REG_EACH(reg, it->css.cgroup) {
-			if (reg->cft->register_event != pressure_register || level < reg->level)
-				continue;
-			if ((ancestor && reg->mode == MODE_LOCAL) ||
-			    (signalled && reg->mode == MODE_DEFAULT))
-				continue;
-			ucg_event_signal(reg, 1);
-			any = 1;
-		}
-		signalled |= any;
-		ancestor = 1;
-	}
-}
-
-/* The kernel's memcg1_check_events(): thresholds are looked at only when the charged
- * (or uncharged) cgroup's page events pass a target, which then moves 128 events on
- * (THRESHOLDS_EVENTS_TARGET; "(long)(next - val) < 0": the check after one at v
- * comes at v + 129). The first event of a new cgroup checks (targets start at 0). */
-#define THRESHOLDS_EVENTS_TARGET 128
-static void memcg_check_events(struct memcg *m, uint64_t pages)
-{
-	m->nr_page_events += pages;
-	if ((int64_t)(m->thresh_next - m->nr_page_events) >= 0)
-		return;
-	m->thresh_next = m->nr_page_events + THRESHOLDS_EVENTS_TARGET;
-	memcg_event_usage(m);
-}
-
-/* vmpressure (mm/vmpressure.c): a window of 512 pages scanned (SWAP_CLUSTER_MAX * 16)
- * is rated 100 * (1 - reclaimed / scanned), in the kernel's integer steps: low below
- * 60, medium below 95, critical from 95. */
-#define VMPRESSURE_WIN 512
-#define VMPRESSURE_CRITICAL_PRIO 3 /* ilog2(100 / 10) */
-static int vmpressure_level(uint64_t scanned, uint64_t reclaimed)
-{
-	uint64_t scale = scanned + reclaimed, pressure = 0;
-
-	if (reclaimed < scanned) {
-		pressure = scale - reclaimed * scale / scanned;
-		pressure = pressure * 100 / scale;
-	}
-	if (pressure >= 95)
-		return PRESSURE_CRITICAL;
-	if (pressure >= 60)
-		return PRESSURE_MEDIUM;
-	return PRESSURE_LOW;
-}
-
-/* vmpressure(tree = true) plus its work item, run at once: v1 only hears the
- * reclaim target's subtree figures. Nothing scanned says nothing ("keep calm"). */
-static void memcg_vmpressure(struct memcg *m, uint64_t scanned, uint64_t reclaimed)
-{
-	if (!scanned)
-		return;
-	m->vmp_scanned += scanned;
-	m->vmp_reclaimed += reclaimed;
-	if (m->vmp_scanned < VMPRESSURE_WIN)
-		return;
-	scanned = m->vmp_scanned;
-	reclaimed = m->vmp_reclaimed;
-	m->vmp_scanned = m->vmp_reclaimed = 0;
-	memcg_event_pressure(m, vmpressure_level(scanned, reclaimed));
-}
-
-/* vmpressure_prio(): a reclaim that fell short went through priorities 3..0, each
- * adding a window of nothing reclaimed; the kernel's work item (queued once) sees
- * them together, so they are added at once and rated once. */
-static void memcg_vmpressure_prio(struct memcg *m)
-{
-	memcg_vmpressure(m, (VMPRESSURE_CRITICAL_PRIO + 1) * VMPRESSURE_WIN, 0);
-}
+/* ---- reclaim pressure reported by a model that scans its own LRU ---------------- */
 
 int ucg_memory_vmpressure(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
 			  uint64_t scanned, uint64_t reclaimed, bool fell_short)
@@ -980,67 +576,6 @@ int ucg_memory_vmpressure(struct ucg_engine *e, struct ucg_hierarchy *h, const c
 	return 0;
 }
 
-/* page_counter_memparse(args, "-1"): "-1" is no limit, else memparse with nothing
- * around it (a space after the cfd's separator is EINVAL; "" is 0). Pages. */
-static int usage_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args)
-{
-	struct memcg *m = css_memcg(of->css);
-	size_t len = strlen(args);
-	uint64_t bytes;
-
-	if (len && ucg_kisspace((unsigned char)args[0]))
-		return -EINVAL;
-	if (ucg_parse_mem(args, len, &bytes, NULL) < 0)
-		return -EINVAL;
-	reg->value = ucg_mem_to_units(bytes, UCG_PAGE_SIZE, UCG_PAGE_COUNTER_MAX);
-	/* No signal now: the kernel starts a new threshold on the side usage is on. */
-	reg->state = reg->value <= memcg_counter(m, of->cft->private)->usage;
-	return 0;
-}
-
-/* oom_control ignores its args; a cgroup already under OOM signals at once. */
-static int oom_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args)
-{
-	(void)args;
-	if (css_memcg(of->css)->under_oom)
-		ucg_event_signal(reg, 1);
-	return 0;
-}
-
-/* "<level>[,<mode>[,ignored]]", exact names; the kernel reads at most 19 bytes. */
-static int pressure_register(struct ucg_of *of, struct ucg_event_reg *reg, const char *args)
-{
-	static const char *const levels[] = { "low", "medium", "critical" };
-	static const char *const modes[] = { "default", "hierarchy", "local" };
-	char spec[20], *mode;
-	size_t i;
-
-	(void)of;
-	snprintf(spec, sizeof(spec), "%s", args);
-	mode = strchr(spec, ',');
-	if (mode) {
-		*mode++ = '\0';
-		if (strchr(mode, ','))
-			*strchr(mode, ',') = '\0';
-	}
-	reg->level = -1;
-	for (i = 0; i < 3; i++)
-		if (!strcmp(spec, levels[i]))
-			reg->level = (int)i;
-	if (reg->level < 0)
-		return -EINVAL;
-	reg->mode = MODE_DEFAULT;
-	if (mode) {
-		reg->mode = -1;
-		for (i = 0; i < 3; i++)
-			if (!strcmp(mode, modes[i]))
-				reg->mode = (int)i;
-		if (reg->mode < 0)
-			return -EINVAL;
-	}
-	return 0;
-}
-
 /* ---- tables ---------------------------------------------------------------------------- */
 
 #define RES_FILES(prefix, res, limit_write, reg)                                              \
@@ -1054,15 +589,15 @@ static int pressure_register(struct ucg_of *of, struct ucg_event_reg *reg, const
 	  .write = res_failcnt_write, .private = res }
 
 static const struct ucg_cftype memory_files[] = {
-	RES_FILES("", RES_MEM, res_limit_write, usage_register),
-	RES_FILES("memsw.", RES_MEMSW, res_limit_write, usage_register),
+	RES_FILES("", RES_MEM, res_limit_write, memcg_usage_register),
+	RES_FILES("memsw.", RES_MEMSW, res_limit_write, memcg_usage_register),
 	RES_FILES("kmem.", RES_KMEM, res_limit_write, NULL),
 	RES_FILES("kmem.tcp.", RES_TCP, res_limit_write, NULL),
 	{ .name = "kmem.slabinfo", .mode = 0444, .show = empty_show },
 	{ .name = "soft_limit_in_bytes", .mode = 0644, .show = soft_limit_show,
 	  .write_mem = soft_limit_write },
-	{ .name = "stat", .mode = 0444, .show = stat_show },
-	{ .name = "numa_stat", .mode = 0444, .show = numa_stat_show },
+	{ .name = "stat", .mode = 0444, .show = memcg_stat_show },
+	{ .name = "numa_stat", .mode = 0444, .show = memcg_numa_stat_show },
 	{ .name = "force_empty", .mode = 0200, .write = force_empty_write },
 	{ .name = "use_hierarchy", .mode = 0644, .show = use_hierarchy_show,
 	  .write_u64 = use_hierarchy_write },
@@ -1070,10 +605,10 @@ static const struct ucg_cftype memory_files[] = {
 	  .write_u64 = swappiness_write },
 	{ .name = "move_charge_at_immigrate", .mode = 0644, .show = move_charge_show,
 	  .write_u64 = move_charge_write },
-	{ .name = "oom_control", .mode = 0644, .show = oom_control_show,
-	  .write_u64 = oom_control_write, .register_event = oom_register },
+	{ .name = "oom_control", .mode = 0644, .show = memcg_oom_control_show,
+	  .write_u64 = memcg_oom_control_write, .register_event = memcg_oom_register },
 	/* an event source only: read is EINVAL */
-	{ .name = "pressure_level", .mode = 0444, .register_event = pressure_register },
+	{ .name = "pressure_level", .mode = 0444, .register_event = memcg_pressure_register },
 	{ .name = "cgroup.event_control", .flags = UCG_CFT_NO_PREFIX, .mode = 0200,
 	  .write = ucg_event_control_write },
 	{ 0 },
