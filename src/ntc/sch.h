@@ -293,6 +293,10 @@ static inline int64_t ntc_l2t(uint64_t rate, uint32_t len)
 	return rate ? (int64_t)(((unsigned __int128)len * NTC_NSEC_PER_SEC) / rate) : 0;
 }
 void ntc_print_stats(struct ucg_buf *b, const struct ntc_stats *s);
+/* A classifier's arguments when they can only be "classid ID" or "flowid ID": sets
+ * f->classid; errors name kind. 0 or -EINVAL with err set. */
+int ntc_cls_parse_classid(struct ntc_filter *f, int argc, char **argv, struct ntc_err *err,
+			  const char *kind);
 
 /* ---- the kinds ---- */
 

@@ -10,6 +10,8 @@
  * ntc_xmitsize reproduce that arithmetic exactly (with /proc/net/psched reporting
  * 1000 ns per us and 64 ns per tick, i.e. 15.625 ticks per microsecond), which is why
  * a configured burst of 1600 bytes at 30 Mbit/s reads back as 1593 bytes.
+ *
+ * Also here: the classid/flowid argument list that fw, basic and matchall share.
  */
 #include "ntc/sch.h"
 
@@ -360,4 +362,22 @@ void ntc_rate_init(struct ntc_rate *r, uint64_t rate, uint16_t overhead, uint16_
 		factor <<= 1;
 		r->shift++;
 	}
+}
+
+int ntc_cls_parse_classid(struct ntc_filter *f, int argc, char **argv, struct ntc_err *err,
+			  const char *kind)
+{
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "classid") || !strcmp(argv[i], "flowid")) {
+			if (++i >= argc)
+				return ntc_err_set(err, 255, -EINVAL,
+						   "Command line is not complete. Try option \"help\"");
+			if (ntc_get_handle(argv[i], &f->classid) < 0)
+				return ntc_err_set(err, 1, -EINVAL, "Illegal \"classid\"");
+		} else {
+			return ntc_err_set(err, 1, -EINVAL, "%s: unknown parameter \"%s\"", kind,
+					   argv[i]);
+		}
+	}
+	return 0;
 }
