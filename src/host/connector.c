@@ -1,0 +1,139 @@
+/* host/connector.c — the kernel's process-events connector (NETLINK_CONNECTOR,
+ * CN_IDX_PROC): the socket, the parser of its datagrams, and the dispatch of each
+ * event to the table (table.c).
+ *
+ * A datagram holds netlink messages, each a struct cn_msg whose data is one struct
+ * proc_event (fork, exec, uid, gid, exit, ...), 4-byte aligned after the headers.
+ * A full receive queue drops events and the next recv fails with ENOBUFS: the
+ * provider then resynchronises from /proc (resync.c).
+ */
+#include "host/host_impl.h"
+
+#include <errno.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int connector_open(int *ret)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
+	struct {
+		struct nlmsghdr nh;
+		struct cn_msg cn;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) msg;
+	int fd, size = 64 << 20, r;
+	const char *env = getenv("UCG_HOST_RCVBUF"); /* tests: a tiny buffer forces losses */
+
+	if (env && atoi(env) > 0)
+		size = atoi(env);
+	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	sa.nl_pid = 0;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		goto fail;
+	memset(&msg, 0, sizeof(msg));
+	msg.nh.nlmsg_len = sizeof(msg);
+	msg.nh.nlmsg_type = NLMSG_DONE;
+	msg.nh.nlmsg_pid = 0;
+	msg.cn.id.idx = CN_IDX_PROC;
+	msg.cn.id.val = CN_VAL_PROC;
+	msg.cn.len = sizeof(enum proc_cn_mcast_op);
+	msg.op = PROC_CN_MCAST_LISTEN;
+	if (send(fd, &msg, sizeof(msg), 0) < 0)
+		goto fail;
+	*ret = fd;
+	return 0;
+fail:
+	r = -errno;
+	close(fd);
+	return r;
+}
+
+int connector_parse(const void *buf, size_t len,
+		    void (*fn)(void *ctx, const struct proc_event *ev), void *ctx)
+{
+	const struct nlmsghdr *nh;
+	int n = 0;
+
+	for (nh = buf; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
+		const struct cn_msg *cn;
+		struct proc_event ev;
+
+		if (nh->nlmsg_type == NLMSG_NOOP || nh->nlmsg_type == NLMSG_ERROR)
+			continue;
+		if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*cn)))
+			continue;
+		cn = NLMSG_DATA(nh);
+		if (cn->id.idx != CN_IDX_PROC || cn->len < sizeof(struct proc_event) ||
+		    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(struct proc_event)))
+			continue;
+		/* the event sits 4-byte aligned in the datagram: copy it out */
+		memcpy(&ev, cn->data, sizeof(ev));
+		fn(ctx, &ev);
+		n++;
+	}
+	return n;
+}
+
+struct apply_ctx {
+	struct ucg_host *h;
+	struct ucg_engine *e;
+};
+
+/* One event, applied to the table and the engine (connector_parse's callback). */
+static void apply_event(void *ctx, const struct proc_event *ev)
+{
+	struct ucg_host *h = ((struct apply_ctx *)ctx)->h;
+	struct ucg_engine *e = ((struct apply_ctx *)ctx)->e;
+
+	h->stats.events++;
+	switch (ev->what) {
+	case PROC_EVENT_FORK:
+		cred_cache_forget(h, ev->event_data.fork.child_pid);
+		host_on_fork(h, e, ev);
+		break;
+	case PROC_EVENT_EXIT:
+		cred_cache_forget(h, ev->event_data.exit.process_pid);
+		host_on_exit(h, e, ev->event_data.exit.process_pid, ev->event_data.exit.process_tgid);
+		break;
+	case PROC_EVENT_UID:
+	case PROC_EVENT_GID:
+		cred_cache_forget(h, ev->event_data.id.process_pid);
+		host_refresh_cred(h, e, ev->event_data.id.process_pid);
+		break;
+	case PROC_EVENT_EXEC:
+		cred_cache_forget(h, ev->event_data.exec.process_pid);
+		host_on_exec(h, e, ev->event_data.exec.process_pid);
+		break;
+	default:
+		break;
+	}
+}
+
+int connector_drain(struct ucg_host *h, struct ucg_engine *e)
+{
+	struct apply_ctx ctx = { .h = h, .e = e };
+	int applied = 0;
+
+	for (;;) {
+		ssize_t n = recv(h->fd, h->buf, sizeof(h->buf), MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				h->lost = 1;
+				continue;
+			}
+			return applied; /* EAGAIN: nothing left */
+		}
+		applied += connector_parse(h->buf, (size_t)n, apply_event, &ctx);
+	}
+}
