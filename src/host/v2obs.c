@@ -1,0 +1,434 @@
+/* host/v2obs.c — v1 changes carried to the v2 subtree (see v2obs.h).
+ *
+ * Per cgroup the observer hangs a struct ucg_v1v2_state (the v1 values that other
+ * files' translations need) off the engine's cgroup slot. A process's leaf is found
+ * from its cgroups in the enforced hierarchies (ucg_task_cgroup_get), so nothing of
+ * the membership is kept here: the engine and the kernel hold it.
+ */
+#include "host/v2obs.h"
+
+#include "base/alloc.h"
+#include "engine/subsys.h"
+#include "host/v1v2.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+/* the layout's slots, priority order */
+enum { SL_MEMORY, SL_PIDS, SL_IO, SL_CPU, SL_CPUSET, SL_HUGETLB, SL_FREEZER, NR_SLOTS };
+
+static const struct {
+	const char *name; /* in the layout's .ucg.NAME: levels */
+	int ss;           /* the v1 controller */
+	int v2;           /* the v2 controller, -1: none needed */
+} slot[NR_SLOTS] = {
+	[SL_MEMORY] = { "memory", UCG_SS_memory, UCG_V2_MEMORY },
+	[SL_PIDS] = { "pids", UCG_SS_pids, UCG_V2_PIDS },
+	[SL_IO] = { "io", UCG_SS_blkio, UCG_V2_IO },
+	[SL_CPU] = { "cpu", UCG_SS_cpu, UCG_V2_CPU },
+	[SL_CPUSET] = { "cpuset", UCG_SS_cpuset, UCG_V2_CPUSET },
+	[SL_HUGETLB] = { "hugetlb", UCG_SS_hugetlb, UCG_V2_HUGETLB },
+	[SL_FREEZER] = { "freezer", UCG_SS_freezer, -1 },
+};
+
+struct freezing {
+	int tid;
+	char leaf[256];
+};
+
+struct ucg_v2obs {
+	struct ucg_engine *e;
+	struct ucg_cgv2 *b;
+	int id;
+	ucg_v2obs_log_fn log;
+	void *logctx;
+	struct freezing *fz; /* tasks asked to stop, not yet reported */
+	size_t nfz, capfz;
+	unsigned logged_missing; /* v2 controllers whose absence was logged */
+	unsigned long attaches, writes, refusals, skipped;
+};
+
+static void logf_(struct ucg_v2obs *o, const char *fmt, const char *a, const char *b, int err)
+{
+	char line[512];
+
+	if (!o->log)
+		return;
+	snprintf(line, sizeof(line), fmt, a, b, err ? strerror(-err) : "");
+	o->log(o->logctx, line);
+}
+
+/* the hierarchy of slot s if it is enforced, else NULL */
+static struct ucg_hierarchy *slot_hier(struct ucg_v2obs *o, int s)
+{
+	struct ucg_hierarchy *h;
+
+	if (slot[s].v2 >= 0 && !(ucg_cgv2_controllers(o->b) & (1u << slot[s].v2)))
+		return NULL;
+	for (h = ucg_hierarchy_next(o->e, NULL); h; h = ucg_hierarchy_next(o->e, h))
+		if (ucg_hierarchy_subsys_mask(h) & (1u << slot[s].ss))
+			return h;
+	return NULL;
+}
+
+static int cg_path(const struct ucg_cgroup *cg, char *out, size_t size)
+{
+	struct ucg_buf b;
+	int e;
+
+	ucg_buf_init(&b);
+	e = ucg_cgroup_path(cg, &b);
+	if (e == 0 && (!b.data || b.len >= size))
+		e = -ENAMETOOLONG;
+	if (e == 0)
+		memcpy(out, b.data, b.len + 1);
+	ucg_buf_fini(&b);
+	return e;
+}
+
+/* tid's leaf; in hierarchy `to`'s hierarchy, `to` instead of its cgroup there */
+static int leaf_of(struct ucg_v2obs *o, int tid, const struct ucg_cgroup *to, char *out,
+		   size_t size)
+{
+	char paths[NR_SLOTS][PATH_MAX];
+	const char *names[NR_SLOTS], *p[NR_SLOTS];
+	int s, e;
+
+	for (s = 0; s < NR_SLOTS; s++) {
+		struct ucg_hierarchy *h = slot_hier(o, s);
+		struct ucg_cgroup *cg;
+
+		names[s] = slot[s].name;
+		p[s] = NULL;
+		if (!h)
+			continue;
+		if (to && ucg_cgroup_hierarchy(to) == h) {
+			cg = (struct ucg_cgroup *)to;
+		} else {
+			e = ucg_task_cgroup_get(o->e, tid, h, &cg);
+			if (e < 0)
+				return e;
+		}
+		e = cg_path(cg, paths[s], sizeof(paths[s]));
+		if (e < 0)
+			return e;
+		p[s] = paths[s];
+	}
+	e = ucg_cgv2_leaf_path(names, p, NR_SLOTS, out, size);
+	return e < 0 ? e : 0;
+}
+
+/* is hierarchy h one whose membership the layout follows? */
+static int enforced_hier(struct ucg_v2obs *o, const struct ucg_hierarchy *h)
+{
+	int s;
+
+	for (s = 0; s < NR_SLOTS; s++)
+		if (slot_hier(o, s) == h)
+			return 1;
+	return 0;
+}
+
+static int can_attach(void *ctx, struct ucg_cgroup *to, const int *tids, size_t n)
+{
+	struct ucg_v2obs *o = ctx;
+	char leaf[PATH_MAX];
+	size_t i, j;
+	int e;
+
+	if (!enforced_hier(o, ucg_cgroup_hierarchy(to)))
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct ucg_task_info ti;
+		int dup = 0;
+
+		if (ucg_task_get_info(o->e, tids[i], &ti) < 0 || (ti.flags & UCG_TASK_KTHREAD))
+			continue;
+		for (j = 0; j < i && !dup; j++) {
+			struct ucg_task_info tj;
+
+			dup = ucg_task_get_info(o->e, tids[j], &tj) == 0 && tj.tgid == ti.tgid;
+		}
+		if (dup)
+			continue;
+		e = leaf_of(o, ti.tid, to, leaf, sizeof(leaf));
+		if (e == 0)
+			e = ucg_cgv2_attach(o->b, leaf, ti.tgid);
+		if (e < 0) {
+			char pid[16];
+
+			snprintf(pid, sizeof(pid), "%d", ti.tgid);
+			o->refusals++;
+			logf_(o, "enforce: moving %s to %s refused: %s", pid, leaf, e);
+			return e;
+		}
+		o->attaches++;
+	}
+	return 0;
+}
+
+static struct ucg_v1v2_state *state_of(struct ucg_v2obs *o, struct ucg_cgroup *cg)
+{
+	struct ucg_v1v2_state *st = ucg_cgroup_priv(cg, o->id);
+
+	if (st)
+		return st;
+	st = ucg_malloc(sizeof(*st));
+	if (!st)
+		return NULL;
+	ucg_v1v2_state_init(st);
+	if (ucg_cgroup_set_priv(cg, o->id, st) < 0) {
+		ucg_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* the v2 controller a v2 file belongs to (-1: core file, always there) */
+static int v2_ctrl_of(const char *file)
+{
+	int i;
+
+	for (i = 0; i < UCG_V2_NR_CTRL; i++) {
+		size_t len = strlen(ucg_v2_ctrl_name[i]);
+
+		if (!strncmp(file, ucg_v2_ctrl_name[i], len) && file[len] == '.')
+			return i;
+	}
+	return -1;
+}
+
+static int can_write(void *ctx, struct ucg_cgroup *cg, const char *file, const char *buf,
+		     size_t len)
+{
+	struct ucg_v2obs *o = ctx;
+	struct ucg_v2_set set[UCG_V2_SET_MAX];
+	struct ucg_v1v2_state *st, trial;
+	char rel[PATH_MAX];
+	int n, i, e;
+
+	if (!strcmp(file, "freezer.state") || !ucg_cgroup_parent(cg))
+		return 0; /* the freezer goes through freeze_task; roots hold no limits */
+	st = state_of(o, cg);
+	if (!st)
+		return -ENOMEM;
+	trial = *st;
+	n = ucg_v1v2_translate(&trial, file, buf, len, set);
+	if (n <= 0)
+		return 0; /* policy only, or text the engine refuses itself */
+	if (!strcmp(file, "memory.limit_in_bytes") || !strcmp(file, "memory.memsw.limit_in_bytes"))
+		if (trial.memsw_limit < trial.mem_limit)
+			return 0; /* v1 refuses the pair (EINVAL): leave v2 alone */
+	e = cg_path(cg, rel, sizeof(rel));
+	if (e < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		int c = v2_ctrl_of(set[i].file);
+
+		if (c >= 0 && !(ucg_cgv2_controllers(o->b) & (1u << c))) {
+			if (!(o->logged_missing & (1u << c)))
+				logf_(o, "enforce: no v2 %s controller here: %s stays policy only%s",
+				      ucg_v2_ctrl_name[c], file, 0);
+			o->logged_missing |= 1u << c;
+			o->skipped++;
+			continue;
+		}
+		e = ucg_cgv2_mkdir(o->b, rel);
+		if (e == 0)
+			e = ucg_cgv2_write(o->b, rel, set[i].file, set[i].value);
+		if (e == -ENOENT && set[i].optional)
+			continue;
+		if (e < 0) {
+			o->refusals++;
+			logf_(o, "enforce: %s refused by the kernel (%s%s)", set[i].file, set[i].value,
+			      0);
+			return e;
+		}
+		o->writes++;
+	}
+	*st = trial;
+	return 0;
+}
+
+static void cgroup_created(void *ctx, struct ucg_cgroup *cg)
+{
+	struct ucg_v2obs *o = ctx;
+	char rel[PATH_MAX];
+
+	if (enforced_hier(o, ucg_cgroup_hierarchy(cg)) && cg_path(cg, rel, sizeof(rel)) == 0)
+		ucg_cgv2_mkdir(o->b, rel);
+}
+
+static void cgroup_removed(void *ctx, struct ucg_cgroup *cg)
+{
+	struct ucg_v2obs *o = ctx;
+	char rel[PATH_MAX], leaf[PATH_MAX + 8];
+	int e;
+
+	ucg_free(ucg_cgroup_priv(cg, o->id));
+	ucg_cgroup_set_priv(cg, o->id, NULL);
+	if (!enforced_hier(o, ucg_cgroup_hierarchy(cg)) || cg_path(cg, rel, sizeof(rel)) < 0)
+		return;
+	/* its own processes' leaf first, then the mirror (another hierarchy's cgroup of
+	 * the same path may still use it: then the kernel says EBUSY and it stays) */
+	snprintf(leaf, sizeof(leaf), "%s/" UCG_V2_LEAF, rel);
+	ucg_cgv2_remove(o->b, leaf);
+	e = ucg_cgv2_remove(o->b, rel);
+	if (e < 0 && e != -ENOENT && e != -EBUSY)
+		logf_(o, "enforce: rmdir %s: %s%s", rel, "", e);
+}
+
+static void hierarchy_unmounted(void *ctx, struct ucg_hierarchy *h, int destroying)
+{
+	(void)ctx;
+	(void)h;
+	(void)destroying; /* the cgroups' states go with cgroup_removed of each */
+}
+
+static const struct ucg_observer_ops ops = {
+	.can_attach = can_attach,
+	.can_write = can_write,
+	.cgroup_created = cgroup_created,
+	.cgroup_removed = cgroup_removed,
+	.hierarchy_unmounted = hierarchy_unmounted,
+};
+
+int ucg_v2obs_new(struct ucg_engine *e, struct ucg_cgv2 *b, ucg_v2obs_log_fn log, void *logctx,
+		  struct ucg_v2obs **ret)
+{
+	struct ucg_v2obs *o = ucg_calloc(1, sizeof(*o));
+	int id;
+
+	if (!o)
+		return -ENOMEM;
+	o->e = e;
+	o->b = b;
+	o->log = log;
+	o->logctx = logctx;
+	id = ucg_observer_add(e, &ops, o);
+	if (id < 0) {
+		ucg_free(o);
+		return id;
+	}
+	o->id = id;
+	*ret = o;
+	return 0;
+}
+
+static void free_states(struct ucg_v2obs *o, struct ucg_cgroup *cg)
+{
+	struct ucg_cgroup *c = NULL;
+
+	ucg_free(ucg_cgroup_priv(cg, o->id));
+	while ((c = ucg_cgroup_next_child(cg, c)))
+		free_states(o, c);
+}
+
+void ucg_v2obs_free(struct ucg_v2obs *o)
+{
+	struct ucg_hierarchy *h;
+
+	if (!o)
+		return;
+	for (h = ucg_hierarchy_next(o->e, NULL); h; h = ucg_hierarchy_next(o->e, h))
+		free_states(o, ucg_hierarchy_root(h));
+	ucg_observer_remove(o->e, o->id);
+	ucg_free(o->fz);
+	ucg_free(o);
+}
+
+/* is tid (its process) in the v2 leaf rel? from /proc/TID/cgroup's 0:: line */
+static int in_leaf(struct ucg_v2obs *o, int tid, const char *rel)
+{
+	char file[64], line[PATH_MAX + 8], want[PATH_MAX * 2];
+	const char *root = ucg_cgv2_root(o->b);
+	FILE *f;
+	int found = 0;
+
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", tid);
+	f = fopen(file, "re");
+	if (!f)
+		return 0;
+	/* the 0:: path is relative to the cgroup2 mount; compare the tail */
+	snprintf(want, sizeof(want), "%s%s", strrchr(root, '/'), rel);
+	while (fgets(line, sizeof(line), f)) {
+		size_t ll, wl = strlen(want);
+
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		ll = strlen(line);
+		found = ll >= wl && !strcmp(line + ll - wl, want);
+	}
+	fclose(f);
+	return found;
+}
+
+int ucg_v2obs_freeze_task(struct ucg_v2obs *o, int tid, int freeze)
+{
+	char leaf[PATH_MAX];
+	size_t i;
+	int e = leaf_of(o, tid, NULL, leaf, sizeof(leaf));
+
+	if (e < 0 || strlen(leaf) >= sizeof(o->fz[0].leaf) || !in_leaf(o, tid, leaf))
+		return -ENOENT;
+	e = ucg_cgv2_freeze(o->b, leaf, freeze);
+	if (e < 0)
+		return -ENOENT;
+	for (i = 0; i < o->nfz; i++)
+		if (o->fz[i].tid == tid)
+			break;
+	if (!freeze) {
+		if (i < o->nfz)
+			o->fz[i] = o->fz[--o->nfz];
+		return 0;
+	}
+	if (i == o->nfz) {
+		if (o->nfz == o->capfz) {
+			size_t cap = o->capfz ? o->capfz * 2 : 16;
+			struct freezing *v = ucg_realloc(o->fz, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOENT;
+			o->fz = v;
+			o->capfz = cap;
+		}
+		o->nfz++;
+	}
+	o->fz[i].tid = tid;
+	snprintf(o->fz[i].leaf, sizeof(o->fz[i].leaf), "%s", leaf);
+	return 0;
+}
+
+int ucg_v2obs_poll(struct ucg_v2obs *o)
+{
+	size_t i = 0;
+
+	while (i < o->nfz) {
+		struct ucg_buf ev;
+		const char *p;
+		int frozen = 0, gone;
+
+		ucg_buf_init(&ev);
+		gone = ucg_cgv2_read(o->b, o->fz[i].leaf, "cgroup.events", &ev) < 0;
+		p = ev.data ? strstr(ev.data, "frozen ") : NULL;
+		frozen = p && p[7] == '1';
+		ucg_buf_fini(&ev);
+		if (frozen)
+			ucg_freezer_task_stopped(o->e, o->fz[i].tid, 1);
+		if (frozen || gone)
+			o->fz[i] = o->fz[--o->nfz];
+		else
+			i++;
+	}
+	return o->nfz > 0;
+}
+
+void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out)
+{
+	ucg_buf_printf(out, "enforce %s\n", ucg_cgv2_describe(o->b));
+	ucg_buf_printf(out, "enforce_attaches %lu writes %lu refusals %lu policy_only %lu\n",
+		       o->attaches, o->writes, o->refusals, o->skipped);
+}

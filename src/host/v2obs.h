@@ -1,0 +1,50 @@
+/* host/v2obs.h — the engine observer that enforces v1 settings through cgroup v2.
+ *
+ * Registered on the daemon's engine with a backend (host/cgv2.h), it keeps the v2
+ * subtree in step with the v1 hierarchies:
+ *
+ *   attach       can_attach computes each moving process's leaf (its v1 paths over
+ *                the enforced hierarchies after the move, host/cgv2.h's layout) and
+ *                writes it to the leaf's cgroup.procs; the kernel's refusal is the
+ *                v1 write's errno and the engine changes nothing. v2 moves whole
+ *                processes: a tasks write of one thread moves its process.
+ *   limits       can_write translates the write (host/v1v2.h) and writes the v2
+ *                files of the cgroup's mirror directory; the kernel's refusal is the
+ *                v1 errno. A v2 file of a controller the subtree lacks is skipped
+ *                (policy only, logged once per controller).
+ *   mkdir/rmdir  the mirror directory is made with the cgroup and removed with it
+ *                (kept, logged, while the kernel says it is busy).
+ *   freezer      ucg_v2obs_freeze_task replaces SIGSTOP: cgroup.freeze of the task's
+ *                leaf, reported stopped once cgroup.events says frozen 1
+ *                (ucg_v2obs_poll).
+ *
+ * Enforced hierarchies, in the layout's priority order: those bound to memory, pids,
+ * blkio (io), cpu, cpuset, hugetlb whose v2 controller the subtree has, and freezer
+ * (cgroup.freeze needs no controller). Call everything with the engine lock held.
+ */
+#ifndef UCG_HOST_V2OBS_H
+#define UCG_HOST_V2OBS_H
+
+#include "base/buf.h"
+#include "engine/ucg.h"
+#include "host/cgv2.h"
+
+struct ucg_v2obs;
+
+/* log(ctx, line) receives one line per fallback or refusal (may be NULL). */
+typedef void (*ucg_v2obs_log_fn)(void *ctx, const char *line);
+
+/* Registers an observer of e enforcing through b (not owned). 0 or -errno. */
+int ucg_v2obs_new(struct ucg_engine *e, struct ucg_cgv2 *b, ucg_v2obs_log_fn log, void *logctx,
+		  struct ucg_v2obs **ret);
+/* Unregisters and frees (NULL is fine); the subtree stays as it is. */
+void ucg_v2obs_free(struct ucg_v2obs *o);
+/* The provider's freeze_task through v2. 0 when handled; -ENOENT when tid is not in
+ * its leaf (the caller falls back to signals). */
+int ucg_v2obs_freeze_task(struct ucg_v2obs *o, int tid, int freeze);
+/* Reports tasks whose leaf is now frozen. Returns 1 while some are still freezing. */
+int ucg_v2obs_poll(struct ucg_v2obs *o);
+/* "enforce: ..." lines for `ucg ctl stats`: controllers, attaches, refusals. */
+void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out);
+
+#endif
