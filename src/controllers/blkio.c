@@ -604,6 +604,39 @@ int ucg_blkio_limits_task(struct ucg_engine *e, int tid, uint32_t major, uint32_
 	return 0;
 }
 
+int ucg_blkio_get(const struct ucg_cgroup *cg, struct ucg_blkio_rule *rules, size_t cap,
+		  size_t *ret_n, unsigned *ret_weight)
+{
+	const struct blkcg *b;
+	const struct ucg_list *pos;
+	size_t n = 0;
+
+	if (!cg->css[UCG_SS_blkio])
+		return -EINVAL;
+	b = css_blkcg(cg->css[UCG_SS_blkio]);
+	/* Oldest first: the list keeps the newest at its head. */
+	for (pos = b->blkgs.prev; pos != &b->blkgs; pos = pos->prev) {
+		const struct blkg *g = ucg_container_of(pos, struct blkg, node);
+
+		if (g->bps[0] == UINT64_MAX && g->bps[1] == UINT64_MAX &&
+		    g->iops[0] == UINT32_MAX && g->iops[1] == UINT32_MAX && !g->weight)
+			continue; /* a device seen only in the statistics */
+		if (n < cap) {
+			rules[n].major = g->major;
+			rules[n].minor = g->minor;
+			rules[n].read_bps = g->bps[0];
+			rules[n].write_bps = g->bps[1];
+			rules[n].read_iops = g->iops[0];
+			rules[n].write_iops = g->iops[1];
+			rules[n].weight = g->weight;
+		}
+		n++;
+	}
+	*ret_n = n;
+	*ret_weight = b->parent ? b->weight : 0;
+	return 0;
+}
+
 /* ---- tables -------------------------------------------------------------------------- */
 
 #define STAT_FILES(prefix, bytes, ios)                                                         \

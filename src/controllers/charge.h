@@ -228,4 +228,74 @@ int ucg_net_cls_classid(struct ucg_engine *e, int tid, uint32_t *ret);
  * packet priority alone). -ESRCH, -ENODEV for a device not in the engine's list. */
 int ucg_net_prio_priority(struct ucg_engine *e, int tid, const char *ifname, uint32_t *ret);
 
+/* ==== typed state on a cgroup handle ============================================ */
+
+/* What a front end enforcing the model (a kernel backend) or a model driving it reads
+ * instead of a control file's text: each call takes a cgroup of the hierarchy the
+ * controller is bound to (-EINVAL for any other) and fills *ret with the values the
+ * controller's files show. The files' show handlers are built on the same calls. */
+
+/* The cgroup task tid is in, in the hierarchy controller id (UCG_SS_*) is bound to;
+ * *ret is NULL when the controller is bound nowhere. -ESRCH for an unknown or exited
+ * task. */
+int ucg_task_subsys_cgroup(struct ucg_engine *e, int tid, int id, struct ucg_cgroup **ret);
+
+/* cpu: shares, own quota/period/burst and the hierarchical ratio (as _task above). */
+int ucg_cpu_bandwidth_get(const struct ucg_cgroup *cg, struct ucg_cpu_bandwidth *ret);
+
+/* cpuacct: CPU time of the cgroup and its descendants. */
+struct ucg_cpuacct_usage {
+	uint64_t user_ns, sys_ns;
+};
+int ucg_cpuacct_get(const struct ucg_cgroup *cg, struct ucg_cpuacct_usage *ret);
+
+/* pids: pids.max (-1 for "max"), pids.current, pids.peak, pids.events' max. */
+struct ucg_pids_state {
+	int64_t max;
+	uint64_t current, peak, events_max;
+};
+int ucg_pids_get(const struct ucg_cgroup *cg, struct ucg_pids_state *ret);
+
+/* freezer: freezer.state and the two flags behind it. */
+enum ucg_freezer_value { UCG_FREEZER_THAWED, UCG_FREEZER_FREEZING, UCG_FREEZER_FROZEN };
+struct ucg_freezer_state {
+	enum ucg_freezer_value state;
+	int self_freezing, parent_freezing;
+};
+int ucg_freezer_get(const struct ucg_cgroup *cg, struct ucg_freezer_state *ret);
+
+/* net_cls: net_cls.classid. */
+int ucg_net_cls_classid_get(const struct ucg_cgroup *cg, uint32_t *ret);
+
+/* hugetlb: one size's counter (rsvd: the reservation one), in bytes. */
+struct ucg_hugetlb_state {
+	uint64_t limit, usage, max_usage, failcnt;
+};
+int ucg_hugetlb_get(const struct ucg_cgroup *cg, enum ucg_hugetlb_size size, bool rsvd,
+		    struct ucg_hugetlb_state *ret);
+
+/* cpuset: cpuset.cpus and cpuset.mems (effective: cpuset.effective_*) as bit arrays
+ * as in ucg_cpuset_set_online; cpus_bytes >= (nr_cpus + 7) / 8 and mems_bytes >=
+ * (nr_mems + 7) / 8, else -EINVAL. */
+int ucg_cpuset_get(const struct ucg_cgroup *cg, int effective, unsigned char *cpus,
+		   size_t cpus_bytes, unsigned char *mems, size_t mems_bytes);
+
+/* blkio: the cgroup's own rules per device, oldest first (throttle values UINT64_MAX /
+ * UINT32_MAX where none is set; weight 0: no weight_device override), at most cap of
+ * them into rules and their number in *ret_n (call with cap 0 to count); and its
+ * blkio.bfq.weight in *ret_weight (0 at the root, which has none). */
+struct ucg_blkio_rule {
+	uint32_t major, minor;
+	uint64_t read_bps, write_bps;
+	uint32_t read_iops, write_iops;
+	unsigned weight;
+};
+int ucg_blkio_get(const struct ucg_cgroup *cg, struct ucg_blkio_rule *rules, size_t cap,
+		  size_t *ret_n, unsigned *ret_weight);
+
+/* devices: the cgroup's rules (controllers/devices_rules.h), owned by the engine and
+ * valid until the next write to a devices file of the hierarchy. */
+struct ucg_devrules;
+int ucg_devices_rules_get(const struct ucg_cgroup *cg, const struct ucg_devrules **ret);
+
 #endif

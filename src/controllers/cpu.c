@@ -407,21 +407,19 @@ static struct cpu_css *task_cpu(struct ucg_engine *e, int tid, int *err)
 	return NULL;
 }
 
-int ucg_cpu_bandwidth_task(struct ucg_engine *e, int tid, struct ucg_cpu_bandwidth *ret)
+/* What ucg_cpu_bandwidth_get reports of c (NULL: cpu bound nowhere, the defaults). */
+static void bandwidth_of(const struct cpu_css *c, struct ucg_cpu_bandwidth *ret)
 {
-	int err;
-	struct cpu_css *c = task_cpu(e, tid, &err), *it;
+	const struct cpu_css *it;
 	uint64_t ratio = UINT64_MAX;
 
-	if (err < 0)
-		return err;
 	if (!c) {
 		ret->shares = DEF_SHARES;
 		ret->quota_us = -1;
 		ret->period_us = DEF_CFS_PERIOD_US;
 		ret->burst_us = 0;
 		ret->ratio = UINT64_MAX;
-		return 0;
+		return;
 	}
 	/* The nearest limited group (v1: an unlimited group inherits its parent's). */
 	for (it = c; it && !is_root(it); it = cpu_of(it->css.cgroup->parent->css[UCG_SS_cpu]))
@@ -434,6 +432,24 @@ int ucg_cpu_bandwidth_task(struct ucg_engine *e, int tid, struct ucg_cpu_bandwid
 	ret->period_us = c->period_ns / NSEC_PER_USEC;
 	ret->burst_us = c->burst_ns / NSEC_PER_USEC;
 	ret->ratio = ratio;
+}
+
+int ucg_cpu_bandwidth_task(struct ucg_engine *e, int tid, struct ucg_cpu_bandwidth *ret)
+{
+	int err;
+	struct cpu_css *c = task_cpu(e, tid, &err);
+
+	if (err < 0)
+		return err;
+	bandwidth_of(c, ret);
+	return 0;
+}
+
+int ucg_cpu_bandwidth_get(const struct ucg_cgroup *cg, struct ucg_cpu_bandwidth *ret)
+{
+	if (!cg->css[UCG_SS_cpu])
+		return -EINVAL;
+	bandwidth_of(cpu_of(cg->css[UCG_SS_cpu]), ret);
 	return 0;
 }
 

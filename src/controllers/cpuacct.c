@@ -113,11 +113,24 @@ static void cpuacct_css_free(struct ucg_css *css)
 
 /* ---- files ----------------------------------------------------------------------------- */
 
+int ucg_cpuacct_get(const struct ucg_cgroup *cg, struct ucg_cpuacct_usage *ret)
+{
+	const struct cpuacct_css *ca;
+
+	if (!cg->css[UCG_SS_cpuacct])
+		return -EINVAL;
+	ca = ca_of(cg->css[UCG_SS_cpuacct]);
+	ret->user_ns = sum(ca->user, ca->nr_cpus);
+	ret->sys_ns = sum(ca->sys, ca->nr_cpus);
+	return 0;
+}
+
 static uint64_t usage_read(struct ucg_of *of)
 {
-	struct cpuacct_css *ca = ca_of(of->css);
+	struct ucg_cpuacct_usage u;
 
-	return sum(ca->user, ca->nr_cpus) + sum(ca->sys, ca->nr_cpus);
+	ucg_cpuacct_get(of->cg, &u);
+	return u.user_ns + u.sys_ns;
 }
 
 static int usage_write(struct ucg_of *of, uint64_t v)
@@ -134,16 +147,18 @@ static int usage_write(struct ucg_of *of, uint64_t v)
 
 static uint64_t usage_user_read(struct ucg_of *of)
 {
-	struct cpuacct_css *ca = ca_of(of->css);
+	struct ucg_cpuacct_usage u;
 
-	return sum(ca->user, ca->nr_cpus);
+	ucg_cpuacct_get(of->cg, &u);
+	return u.user_ns;
 }
 
 static uint64_t usage_sys_read(struct ucg_of *of)
 {
-	struct cpuacct_css *ca = ca_of(of->css);
+	struct ucg_cpuacct_usage u;
 
-	return sum(ca->sys, ca->nr_cpus);
+	ucg_cpuacct_get(of->cg, &u);
+	return u.sys_ns;
 }
 
 enum { PERCPU_ALL, PERCPU_USER, PERCPU_SYS };

@@ -663,6 +663,27 @@ static struct cpuset_css *task_cpuset(struct ucg_engine *e, int tid)
 	return cs_of(ucg_task_cgroup(t, h)->css[UCG_SS_cpuset]);
 }
 
+int ucg_cpuset_get(const struct ucg_cgroup *cg, int effective, unsigned char *cpus,
+		   size_t cpus_bytes, unsigned char *mems, size_t mems_bytes)
+{
+	const struct ucg_engine *e = cg->h->e;
+	unsigned char buf[UCG_BITMAP_MAX_BITS / 8];
+	const struct cpuset_css *cs;
+	size_t n;
+
+	if (!cg->css[UCG_SS_cpuset] || cpus_bytes < (e->cfg.nr_cpus + 7) / 8 ||
+	    mems_bytes < (e->cfg.nr_mems + 7) / 8)
+		return -EINVAL;
+	cs = cs_of(cg->css[UCG_SS_cpuset]);
+	memset(cpus, 0, cpus_bytes);
+	memset(mems, 0, mems_bytes);
+	n = to_bytes(effective ? &cs->eff_cpus : &cs->cpus, e->cfg.nr_cpus, buf);
+	memcpy(cpus, buf, n);
+	n = to_bytes(effective ? &cs->eff_mems : &cs->mems, e->cfg.nr_mems, buf);
+	memcpy(mems, buf, n);
+	return 0;
+}
+
 int ucg_cpuset_task_cpus(struct ucg_engine *e, int tid, unsigned char *mask, size_t nbytes)
 {
 	struct ucg_task *t = ucg_task_find(e, tid);

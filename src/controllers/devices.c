@@ -136,6 +136,14 @@ static int devices_list_show(struct ucg_of *of, struct ucg_buf *out)
 
 /* ---- charging API (charge.h) --------------------------------------------------------- */
 
+int ucg_devices_rules_get(const struct ucg_cgroup *cg, const struct ucg_devrules **ret)
+{
+	if (!cg->css[UCG_SS_devices])
+		return -EINVAL;
+	*ret = &css_devcg(cg->css[UCG_SS_devices])->rules;
+	return 0;
+}
+
 int ucg_devices_may_access(struct ucg_engine *e, int tid, char type, uint32_t major,
 			   uint32_t minor, unsigned access)
 {

@@ -34,6 +34,7 @@
  * (ucg_freezer_task_stopped(.., 0), e.g. someone sent SIGCONT) and the cgroup reads
  * FREEZING until the provider stops it again.
  */
+#include "controllers/charge.h"
 #include "engine/cgroup.h"
 #include "engine/task.h"
 #include "engine/types.h"
@@ -159,16 +160,32 @@ static void freezer_attach(const struct ucg_taskset *ts, struct ucg_css *dst)
 
 /* ---- files ----------------------------------------------------------------------------- */
 
+int ucg_freezer_get(const struct ucg_cgroup *cg, struct ucg_freezer_state *ret)
+{
+	struct freezer_css *f;
+
+	if (!cg->css[UCG_SS_freezer])
+		return -EINVAL;
+	f = fz_of(cg->css[UCG_SS_freezer]);
+	ret->self_freezing = f->self_freezing;
+	ret->parent_freezing = f->parent_freezing;
+	ret->state = !freezing(f) ? UCG_FREEZER_THAWED
+		     : all_stopped(f) ? UCG_FREEZER_FROZEN
+				      : UCG_FREEZER_FREEZING;
+	return 0;
+}
+
 static int state_show(struct ucg_of *of, struct ucg_buf *out)
 {
-	struct freezer_css *f = fz_of(of->css);
+	static const char *const names[] = {
+		[UCG_FREEZER_THAWED] = "THAWED\n",
+		[UCG_FREEZER_FREEZING] = "FREEZING\n",
+		[UCG_FREEZER_FROZEN] = "FROZEN\n",
+	};
+	struct ucg_freezer_state st;
 
-	if (!freezing(f))
-		ucg_buf_puts(out, "THAWED\n");
-	else if (all_stopped(f))
-		ucg_buf_puts(out, "FROZEN\n");
-	else
-		ucg_buf_puts(out, "FREEZING\n");
+	ucg_freezer_get(of->cg, &st);
+	ucg_buf_puts(out, names[st.state]);
 	return 0;
 }
 

@@ -63,6 +63,22 @@ static struct hugetlb_cg *cgroup_hcg(struct ucg_cgroup *cg)
 	return css_hcg(cg->css[UCG_SS_hugetlb]);
 }
 
+int ucg_hugetlb_get(const struct ucg_cgroup *cg, enum ucg_hugetlb_size size, bool rsvd,
+		    struct ucg_hugetlb_state *ret)
+{
+	const struct ucg_counter *c;
+
+	if (!cg->css[UCG_SS_hugetlb] || (unsigned)size >= UCG_HUGETLB_NR_SIZES)
+		return -EINVAL;
+	c = rsvd ? &css_hcg(cg->css[UCG_SS_hugetlb])->rsvd[size]
+		 : &css_hcg(cg->css[UCG_SS_hugetlb])->usage[size];
+	ret->limit = c->max * UCG_PAGE_SIZE;
+	ret->usage = c->usage * UCG_PAGE_SIZE;
+	ret->max_usage = c->watermark * UCG_PAGE_SIZE;
+	ret->failcnt = c->failcnt;
+	return 0;
+}
+
 static struct ucg_counter *file_counter(struct ucg_of *of)
 {
 	struct hugetlb_cg *hc = css_hcg(of->css);

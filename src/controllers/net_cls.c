@@ -35,9 +35,20 @@ static int net_cls_css_alloc(struct ucg_css *css, struct ucg_css *parent)
 	return 0;
 }
 
+int ucg_net_cls_classid_get(const struct ucg_cgroup *cg, uint32_t *ret)
+{
+	if (!cg->css[UCG_SS_net_cls])
+		return -EINVAL;
+	*ret = ncls_of(cg->css[UCG_SS_net_cls])->classid;
+	return 0;
+}
+
 static uint64_t classid_read(struct ucg_of *of)
 {
-	return ncls_of(of->css)->classid;
+	uint32_t id = 0;
+
+	ucg_net_cls_classid_get(of->cg, &id);
+	return id;
 }
 
 static int classid_write(struct ucg_of *of, uint64_t v)

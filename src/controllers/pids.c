@@ -29,6 +29,7 @@
  * Limits: the kernel logs "cgroup: fork rejected by pids controller in <path>" on the
  * first refusal; the engine never prints, so that message is not produced.
  */
+#include "controllers/charge.h"
 #include "controllers/counter.h"
 #include "engine/cgroup.h"
 #include "engine/types.h"
@@ -127,14 +128,29 @@ static void pids_attach(const struct ucg_taskset *ts, struct ucg_css *dst)
 
 /* ---- files ---------------------------------------------------------------------------- */
 
+int ucg_pids_get(const struct ucg_cgroup *cg, struct ucg_pids_state *ret)
+{
+	const struct pids_css *p;
+
+	if (!cg->css[UCG_SS_pids])
+		return -EINVAL;
+	p = pids_of(cg->css[UCG_SS_pids]);
+	ret->max = p->counter.max >= PIDS_MAX ? -1 : (int64_t)p->counter.max;
+	ret->current = p->counter.usage;
+	ret->peak = p->counter.watermark;
+	ret->events_max = p->events_max;
+	return 0;
+}
+
 static int pids_max_show(struct ucg_of *of, struct ucg_buf *out)
 {
-	uint64_t max = pids_of(of->css)->counter.max;
+	struct ucg_pids_state st;
 
-	if (max >= PIDS_MAX)
+	ucg_pids_get(of->cg, &st);
+	if (st.max < 0)
 		ucg_buf_puts(out, "max\n");
 	else
-		ucg_buf_printf(out, "%llu\n", (unsigned long long)max);
+		ucg_buf_printf(out, "%lld\n", (long long)st.max);
 	return 0;
 }
 
