@@ -240,6 +240,18 @@ int ucg_net_prio_priority(struct ucg_engine *e, int tid, const char *ifname, uin
  * task. */
 int ucg_task_subsys_cgroup(struct ucg_engine *e, int tid, int id, struct ucg_cgroup **ret);
 
+/* memory: limits and usage in bytes (a limit of UCG_MEMORY_UNLIMITED reads "max"),
+ * as the memory.* files show them. */
+#define UCG_MEMORY_UNLIMITED 9223372036854771712ull /* PAGE_COUNTER_MAX pages */
+struct ucg_memory_state {
+	uint64_t limit, memsw_limit, soft_limit;
+	uint64_t usage, max_usage, failcnt, memsw_usage;
+	unsigned swappiness;
+	int oom_kill_disable, under_oom;
+	uint64_t oom_kill;
+};
+int ucg_memory_get(const struct ucg_cgroup *cg, struct ucg_memory_state *ret);
+
 /* cpu: shares, own quota/period/burst and the hierarchical ratio (as _task above). */
 int ucg_cpu_bandwidth_get(const struct ucg_cgroup *cg, struct ucg_cpu_bandwidth *ret);
 

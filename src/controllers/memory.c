@@ -205,6 +205,31 @@ static void memory_css_offline(struct ucg_css *css)
 	m->memory.usage = m->memsw.usage = m->kmem.usage = 0;
 }
 
+/* ---- typed state (charge.h) -------------------------------------------------------------- */
+
+_Static_assert(UCG_MEMORY_UNLIMITED == UCG_MEMMAX, "charge.h spells the counter's max");
+
+int ucg_memory_get(const struct ucg_cgroup *cg, struct ucg_memory_state *ret)
+{
+	const struct memcg *m;
+
+	if (!cg->css[UCG_SS_memory])
+		return -EINVAL;
+	m = css_memcg(cg->css[UCG_SS_memory]);
+	ret->limit = m->memory.max * UCG_PAGE_SIZE;
+	ret->memsw_limit = m->memsw.max * UCG_PAGE_SIZE;
+	ret->soft_limit = m->soft_limit * UCG_PAGE_SIZE;
+	ret->usage = m->memory.usage * UCG_PAGE_SIZE;
+	ret->max_usage = m->memory.watermark * UCG_PAGE_SIZE;
+	ret->failcnt = m->memory.failcnt;
+	ret->memsw_usage = m->memsw.usage * UCG_PAGE_SIZE;
+	ret->swappiness = m->swappiness;
+	ret->oom_kill_disable = m->oom_kill_disable;
+	ret->under_oom = m->under_oom;
+	ret->oom_kill = m->oom_kill;
+	return 0;
+}
+
 /* ---- file handlers --------------------------------------------------------------------- */
 
 static int show_u64(struct ucg_buf *out, uint64_t v)

@@ -186,6 +186,39 @@ static void test_blkio_devices(void)
 	ucg_engine_free(e);
 }
 
+static void test_memory(void)
+{
+	struct ucg_engine *e = fx_engine();
+	struct ucg_hierarchy *h = fx_mount(e, "memory");
+	struct ucg_memory_state st;
+	struct ucg_charge_result res;
+	struct ucg_cgroup *a;
+
+	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
+	a = cg_at(h, "/a");
+	T_EQ_INT(ucg_memory_get(a, &st), 0);
+	T_CHECK(st.limit == UCG_MEMORY_UNLIMITED);
+	T_CHECK(st.memsw_limit == UCG_MEMORY_UNLIMITED);
+	T_EQ_INT(fx_write(e, h, "/a/memory.limit_in_bytes", "1M"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/memory.soft_limit_in_bytes", "512K"), 0);
+	T_EQ_INT(fx_write(e, h, "/a/memory.oom_control", "1"), 0);
+	memset(&res, 0, sizeof(res));
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_ANON, 200, &res), 0);
+	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_ANON, 100, &res), -ENOMEM);
+	T_EQ_INT(ucg_memory_get(a, &st), 0);
+	T_EQ_INT(st.limit, 1 << 20);
+	T_EQ_INT(st.soft_limit, 512 << 10);
+	T_EQ_INT(st.usage, 200 * 4096);
+	T_EQ_INT(st.max_usage, 200 * 4096);
+	T_EQ_INT(st.memsw_usage, 200 * 4096);
+	T_CHECK(st.failcnt >= 1);
+	T_EQ_INT(st.oom_kill_disable, 1);
+	T_EQ_INT(st.under_oom, 1);
+	T_EQ_STR(fx_read(e, h, "/a/memory.limit_in_bytes"), "1048576\n");
+	T_EQ_INT(ucg_memory_get(ucg_hierarchy_root(fx_mount(e, "pids")), &st), -EINVAL);
+	ucg_engine_free(e);
+}
+
 static void test_task_subsys_cgroup(void)
 {
 	struct ucg_engine *e = fx_engine();
@@ -210,6 +243,7 @@ int main(void)
 	T_RUN(test_net_cls_hugetlb_cpuacct);
 	T_RUN(test_cpu_cpuset);
 	T_RUN(test_blkio_devices);
+	T_RUN(test_memory);
 	T_RUN(test_task_subsys_cgroup);
 	return t_done();
 }
