@@ -353,6 +353,7 @@ void ntc_qdisc_destroy(struct ntc_qdisc *q)
 	if (q->ops->destroy)
 		q->ops->destroy(q);
 	ucg_free(q->classes);
+	ucg_free(q->clhash);
 	ucg_free(q);
 }
 
@@ -433,11 +434,63 @@ int ntc_class_reserve(struct ntc_qdisc *q, size_t more)
 	return 0;
 }
 
+/* The kernel's class hash (sch_api.c's qdisc_class_hash): the class id folded into
+ * the bucket index. The walk order of `tc class show` follows from it, the insertion
+ * at the head of a bucket, and the rehash when the table doubles, which visits the
+ * old buckets in order and so reverses each chain (checked against real tc on a veth:
+ * tests/ntc/golden/class_order). */
+static unsigned clhash_bucket(uint32_t id, unsigned size)
+{
+	id ^= id >> 8;
+	id ^= id >> 4;
+	return id & (size - 1);
+}
+
+static void clhash_add(struct ntc_class **buckets, unsigned size, struct ntc_class *cl)
+{
+	unsigned b = clhash_bucket(cl->classid, size);
+
+	cl->hnext = buckets[b];
+	buckets[b] = cl;
+}
+
+/* Doubles the table once more than 3/4 of its size is used; as in the kernel, a
+ * failed allocation keeps the old table. */
+static void clhash_grow(struct ntc_qdisc *q)
+{
+	unsigned size = q->clhash_size * 2, i;
+	struct ntc_class **nb;
+
+	if (q->clhash_elems * 4 <= (size_t)q->clhash_size * 3)
+		return;
+	nb = ucg_calloc(size, sizeof(*nb));
+	if (!nb)
+		return;
+	for (i = 0; i < q->clhash_size; i++) {
+		struct ntc_class *cl = q->clhash[i], *next;
+
+		for (; cl; cl = next) {
+			next = cl->hnext;
+			clhash_add(nb, size, cl);
+		}
+	}
+	ucg_free(q->clhash);
+	q->clhash = nb;
+	q->clhash_size = size;
+}
+
 int ntc_class_insert(struct ntc_qdisc *q, struct ntc_class *cl)
 {
 	size_t pos;
-	int r = ntc_class_reserve(q, 1);
+	int r;
 
+	if (!q->clhash) {
+		q->clhash = ucg_calloc(4, sizeof(*q->clhash));
+		if (!q->clhash)
+			return -ENOMEM;
+		q->clhash_size = 4;
+	}
+	r = ntc_class_reserve(q, 1);
 	if (r < 0)
 		return r;
 	pos = class_pos(q, cl->classid);
@@ -445,6 +498,9 @@ int ntc_class_insert(struct ntc_qdisc *q, struct ntc_class *cl)
 		(q->nclasses - pos) * sizeof(*q->classes));
 	q->classes[pos] = cl;
 	q->nclasses++;
+	clhash_add(q->clhash, q->clhash_size, cl);
+	q->clhash_elems++;
+	clhash_grow(q);
 	return 0;
 }
 
@@ -453,9 +509,17 @@ void ntc_class_remove(struct ntc_qdisc *q, struct ntc_class *cl)
 	size_t pos = class_pos(q, cl->classid);
 
 	if (pos < q->nclasses && q->classes[pos] == cl) {
+		struct ntc_class **pp = &q->clhash[clhash_bucket(cl->classid, q->clhash_size)];
+
 		memmove(q->classes + pos, q->classes + pos + 1,
 			(q->nclasses - pos - 1) * sizeof(*q->classes));
 		q->nclasses--;
+		while (*pp && *pp != cl)
+			pp = &(*pp)->hnext;
+		if (*pp) {
+			*pp = cl->hnext;
+			q->clhash_elems--;
+		}
 	}
 }
 

@@ -118,6 +118,7 @@ struct ntc_class {
 	struct ntc_stats st;
 	struct ntc_filter *filters; /* chain used when classification reaches this class */
 	unsigned filter_refs;       /* filters whose target is this class */
+	struct ntc_class *hnext;    /* next in its class hash bucket (ntc_class_insert) */
 };
 
 struct ntc_qdisc {
@@ -131,6 +132,12 @@ struct ntc_qdisc {
 	unsigned u32_next_ht; /* u32 hash table ids handed out under this qdisc */
 	struct ntc_class **classes; /* sorted by classid; owned by the kind */
 	size_t nclasses, classes_cap;
+	/* The kernel's class hash (Qdisc_class_hash) of the kinds whose classes come and
+	 * go (htb, drr): buckets of classes newest first, doubled when more than 3/4
+	 * full. `tc class show` lists in its walk order. NULL for fixed-class kinds. */
+	struct ntc_class **clhash;
+	unsigned clhash_size;
+	size_t clhash_elems;
 	uint64_t seq;  /* creation order, for the listing order */
 	struct ntc_pkt *peeked; /* head taken by ntc_qdisc_peek from a kind without peek */
 	bool hidden;   /* never listed (the noop left under a tbf) */

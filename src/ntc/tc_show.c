@@ -3,7 +3,8 @@
  *
  * Listing order: the root qdisc, then the others in the order of the kernel's
  * 16-bucket qdisc hash (hash_32 of the handle, newest first in a bucket); classes in
- * class id order (the kernel walks its class hash; the spec allows sorting); filters
+ * the walk order of the kernel's class hash (ntc_class_insert), or id order for the
+ * kinds with fixed classes; filters
  * in preference order.
  */
 #include "ntc/tc_impl.h"
@@ -164,6 +165,20 @@ static void print_class(struct tc_ctx *c, struct ntc_qdisc *q, struct ntc_class 
 		ucg_buf_putc(b, '\n');
 }
 
+/* Prints cl unless the command's classid or parent selects others. */
+static void show_class_if(struct tc_ctx *c, struct ntc_qdisc *q, struct ntc_class *cl,
+			  uint32_t classid, uint32_t parent)
+{
+	if (classid && cl->classid != classid)
+		return;
+	if (parent == NTC_H_ROOT && cl->parent)
+		return;
+	if (parent && parent != NTC_H_ROOT &&
+	    !(cl->parent ? cl->parent->classid == parent : q->handle == parent))
+		return;
+	print_class(c, q, cl);
+}
+
 int tc_class_show(struct tc_ctx *c, int argc, char **argv)
 {
 	const char *dev = NULL;
@@ -205,17 +220,15 @@ int tc_class_show(struct tc_ctx *c, int argc, char **argv)
 
 		if (!q->ops->classful)
 			continue;
-		for (size_t i = 0; i < q->nclasses; i++) {
-			struct ntc_class *cl = q->classes[i];
-
-			if (classid && cl->classid != classid)
-				continue;
-			if (parent == NTC_H_ROOT && cl->parent)
-				continue;
-			if (parent && parent != NTC_H_ROOT &&
-			    !(cl->parent ? cl->parent->classid == parent : q->handle == parent))
-				continue;
-			print_class(c, q, cl);
+		/* The kernel's walk: the class hash where the kind has one, else the
+		 * fixed classes in id order. */
+		if (q->clhash) {
+			for (unsigned b = 0; b < q->clhash_size; b++)
+				for (struct ntc_class *cl = q->clhash[b]; cl; cl = cl->hnext)
+					show_class_if(c, q, cl, classid, parent);
+		} else {
+			for (size_t i = 0; i < q->nclasses; i++)
+				show_class_if(c, q, q->classes[i], classid, parent);
 		}
 	}
 	ucg_free(arr);

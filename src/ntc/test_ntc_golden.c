@@ -146,6 +146,7 @@ static void golden_qdisc_basic(void) { run_case("qdisc_basic"); }
 static void golden_tbf(void) { run_case("tbf"); }
 static void golden_htb(void) { run_case("htb"); }
 static void golden_filter(void) { run_case("filter"); }
+static void golden_class_order(void) { run_case("class_order"); }
 static void golden_errors(void) { run_case("errors"); }
 
 int main(void)
@@ -154,6 +155,7 @@ int main(void)
 	T_RUN(golden_tbf);
 	T_RUN(golden_htb);
 	T_RUN(golden_filter);
+	T_RUN(golden_class_order);
 	T_RUN(golden_errors);
 	return t_done();
 }
