@@ -39,6 +39,54 @@ static void add_task(struct ucg_engine *e, int pid)
 	ucg_task_add(e, &ti);
 }
 
+/* The loops both engine_figures and observer_figures time, printed as prefix+name. */
+static void time_mkdir_rmdir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *prefix)
+{
+	struct ucg_cred root = ucg_cred_root();
+	int i, n = 200000;
+	double t0 = bench_now_ns();
+
+	for (i = 0; i < n; i++) {
+		ucg_fs_mkdir(e, h, "/x", 0755, &root);
+		ucg_fs_rmdir(e, h, "/x", &root);
+	}
+	printf("%smkdir_rmdir %.0f ns\n", prefix, (bench_now_ns() - t0) / n);
+}
+
+/* Task 100 moved between /a and /b, which this creates. */
+static void time_attach(struct ucg_engine *e, struct ucg_hierarchy *h, const char *prefix)
+{
+	struct ucg_cred root = ucg_cred_root();
+	int i, n = 200000;
+	double t0;
+
+	add_task(e, 100);
+	ucg_fs_mkdir(e, h, "/a", 0755, &root);
+	ucg_fs_mkdir(e, h, "/b", 0755, &root);
+	t0 = bench_now_ns();
+	for (i = 0; i < n; i++)
+		ucg_fs_write_all(e, h, i & 1 ? "/a/cgroup.procs" : "/b/cgroup.procs", &root, "100", 3);
+	printf("%sattach %.0f ns\n", prefix, (bench_now_ns() - t0) / n);
+}
+
+/* Children of task 100 forked, exited and reaped. */
+static void time_fork_exit(struct ucg_engine *e, const char *prefix)
+{
+	int i, n = 200000;
+	double t0 = bench_now_ns();
+
+	for (i = 0; i < n; i++) {
+		struct ucg_task_info ti;
+
+		memset(&ti, 0, sizeof(ti));
+		ti.tid = ti.tgid = 500000 + (i & 1023);
+		ucg_task_fork(e, 100, &ti);
+		ucg_task_exit(e, ti.tid);
+		ucg_task_reap(e, ti.tid);
+	}
+	printf("%sfork_exit %.0f ns\n", prefix, (bench_now_ns() - t0) / n);
+}
+
 static void engine_figures(void)
 {
 	struct ucg_engine *e;
@@ -52,22 +100,8 @@ static void engine_figures(void)
 	ucg_engine_new(NULL, &e);
 	ucg_mount(e, "none,name=bench", &h, NULL);
 
-	n = 200000;
-	t0 = bench_now_ns();
-	for (i = 0; i < n; i++) {
-		ucg_fs_mkdir(e, h, "/x", 0755, &root);
-		ucg_fs_rmdir(e, h, "/x", &root);
-	}
-	printf("mkdir_rmdir %.0f ns\n", (bench_now_ns() - t0) / n);
-
-	add_task(e, 100);
-	ucg_fs_mkdir(e, h, "/a", 0755, &root);
-	ucg_fs_mkdir(e, h, "/b", 0755, &root);
-	n = 200000;
-	t0 = bench_now_ns();
-	for (i = 0; i < n; i++)
-		ucg_fs_write_all(e, h, i & 1 ? "/a/cgroup.procs" : "/b/cgroup.procs", &root, "100", 3);
-	printf("attach %.0f ns\n", (bench_now_ns() - t0) / n);
+	time_mkdir_rmdir(e, h, "");
+	time_attach(e, h, "");
 
 	for (i = 0; i < 1000; i++) {
 		char s[16];
@@ -100,19 +134,7 @@ static void engine_figures(void)
 		ucg_fs_getattr(e, h, path, &root, &st);
 	}
 	printf("lookup_depth64 %.0f ns\n", (bench_now_ns() - t0) / n);
-
-	n = 200000;
-	t0 = bench_now_ns();
-	for (i = 0; i < n; i++) {
-		struct ucg_task_info ti;
-
-		memset(&ti, 0, sizeof(ti));
-		ti.tid = ti.tgid = 500000 + (i & 1023);
-		ucg_task_fork(e, 100, &ti);
-		ucg_task_exit(e, ti.tid);
-		ucg_task_reap(e, ti.tid);
-	}
-	printf("fork_exit %.0f ns\n", (bench_now_ns() - t0) / n);
+	time_fork_exit(e, "");
 	ucg_engine_free(e);
 }
 
@@ -175,37 +197,13 @@ static void observer_figures(void)
 	};
 	struct ucg_engine *e;
 	struct ucg_hierarchy *h;
-	struct ucg_cred root = ucg_cred_root();
-	double t0;
-	int i, n = 200000;
 
 	ucg_engine_new(NULL, &e);
 	ucg_observer_add(e, &ops, NULL);
 	ucg_mount(e, "none,name=bench", &h, NULL);
-	t0 = bench_now_ns();
-	for (i = 0; i < n; i++) {
-		ucg_fs_mkdir(e, h, "/x", 0755, &root);
-		ucg_fs_rmdir(e, h, "/x", &root);
-	}
-	printf("observed.mkdir_rmdir %.0f ns\n", (bench_now_ns() - t0) / n);
-	add_task(e, 100);
-	ucg_fs_mkdir(e, h, "/a", 0755, &root);
-	ucg_fs_mkdir(e, h, "/b", 0755, &root);
-	t0 = bench_now_ns();
-	for (i = 0; i < n; i++)
-		ucg_fs_write_all(e, h, i & 1 ? "/a/cgroup.procs" : "/b/cgroup.procs", &root, "100", 3);
-	printf("observed.attach %.0f ns\n", (bench_now_ns() - t0) / n);
-	t0 = bench_now_ns();
-	for (i = 0; i < n; i++) {
-		struct ucg_task_info ti;
-
-		memset(&ti, 0, sizeof(ti));
-		ti.tid = ti.tgid = 500000 + (i & 1023);
-		ucg_task_fork(e, 100, &ti);
-		ucg_task_exit(e, ti.tid);
-		ucg_task_reap(e, ti.tid);
-	}
-	printf("observed.fork_exit %.0f ns\n", (bench_now_ns() - t0) / n);
+	time_mkdir_rmdir(e, h, "observed.");
+	time_attach(e, h, "observed.");
+	time_fork_exit(e, "observed.");
 	ucg_engine_free(e);
 }
 
