@@ -223,12 +223,14 @@ int ucg_cgv2_read(struct ucg_cgv2 *b, const char *rel, const char *file, struct 
 int ucg_cgv2_attach(struct ucg_cgv2 *b, const char *rel, pid_t pid)
 {
 	char num[24];
-	int e = ucg_cgv2_mkdir(b, rel);
+	int e;
 
-	if (e < 0)
-		return e;
 	snprintf(num, sizeof(num), "%d", (int)pid);
-	return ucg_cgv2_write(b, rel, "cgroup.procs", num);
+	e = ucg_cgv2_write(b, rel, "cgroup.procs", num);
+	if (e != -ENOENT)
+		return e;
+	e = ucg_cgv2_mkdir(b, rel); /* the leaf's first process */
+	return e < 0 ? e : ucg_cgv2_write(b, rel, "cgroup.procs", num);
 }
 
 int ucg_cgv2_remove(struct ucg_cgv2 *b, const char *rel)

@@ -135,6 +135,20 @@ static void test_observer_native(void)
 	T_CHECK(d.data && strstr(d.data, "enforce_attaches 1 ") != NULL);
 	ucg_buf_fini(&d);
 
+	/* a restarted daemon (new engine, no state file) finds it in its leaf */
+	ucg_v2obs_free(obs);
+	ucg_engine_free(e);
+	T_EQ_INT(ucg_engine_new(&cfg, &e), 0);
+	T_EQ_INT(ucg_v2obs_new(e, b, test_log, NULL, &obs), 0);
+	fz = fx_mount(e, "freezer");
+	T_EQ_INT(fx_mkdir(e, fz, "/a"), 0);
+	fx_proc(e, child, 0);
+	T_EQ_STR(fx_read(e, fz, "/a/cgroup.procs"), "");
+	T_EQ_INT(ucg_v2obs_restore(obs), 1);
+	snprintf(why, sizeof(why), "%d\n", (int)child);
+	T_EQ_STR(fx_read(e, fz, "/a/cgroup.procs"), why);
+	T_CHECK(v2_ends_with(child, tail));
+
 	/* the process leaves: rmdir takes the leaf and the mirror */
 	kill(child, SIGKILL);
 	waitpid(child, &status, 0);

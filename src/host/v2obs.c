@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* the layout's slots, priority order */
 enum { SL_MEMORY, SL_PIDS, SL_IO, SL_CPU, SL_CPUSET, SL_HUGETLB, SL_FREEZER, NR_SLOTS };
@@ -47,7 +48,8 @@ struct ucg_v2obs {
 	struct freezing *fz; /* tasks asked to stop, not yet reported */
 	size_t nfz, capfz;
 	unsigned logged_missing; /* v2 controllers whose absence was logged */
-	unsigned long attaches, writes, refusals, skipped;
+	unsigned long attaches, writes, refusals, skipped, restored;
+	int restoring; /* ucg_v2obs_restore: attaches mirror the kernel, write nothing */
 };
 
 static void logf_(struct ucg_v2obs *o, const char *fmt, const char *a, const char *b, int err)
@@ -146,6 +148,8 @@ static int can_attach(void *ctx, struct ucg_cgroup *to, const int *tids, size_t 
 
 		if (ucg_task_get_info(o->e, tids[i], &ti) < 0 || (ti.flags & UCG_TASK_KTHREAD))
 			continue;
+		if (ti.tgid == getpid() || o->restoring)
+			continue; /* never the daemon (it must not freeze itself); see restore */
 		for (j = 0; j < i && !dup; j++) {
 			struct ucg_task_info tj;
 
@@ -372,7 +376,8 @@ int ucg_v2obs_freeze_task(struct ucg_v2obs *o, int tid, int freeze)
 	size_t i;
 	int e = leaf_of(o, tid, NULL, leaf, sizeof(leaf));
 
-	if (e < 0 || strlen(leaf) >= sizeof(o->fz[0].leaf) || !in_leaf(o, tid, leaf))
+	if (e < 0 || strlen(leaf) >= sizeof(o->fz[0].leaf) || !in_leaf(o, tid, leaf) ||
+	    tid == getpid())
 		return -ENOENT;
 	e = ucg_cgv2_freeze(o->b, leaf, freeze);
 	if (e < 0)
@@ -426,9 +431,92 @@ int ucg_v2obs_poll(struct ucg_v2obs *o)
 	return o->nfz > 0;
 }
 
+/* Slot index of a layout name ("pids"), -1 if none. */
+static int slot_named(const char *name, size_t len)
+{
+	int s;
+
+	for (s = 0; s < NR_SLOTS; s++)
+		if (strlen(slot[s].name) == len && !strncmp(slot[s].name, name, len))
+			return s;
+	return -1;
+}
+
+/* Decodes a leaf ("/a/.ucg.pids:b:c/.ucg") into each slot's v1 path. 0 or -EINVAL. */
+static int leaf_decode(const char *rel, char paths[NR_SLOTS][PATH_MAX])
+{
+	const char *lvl = strstr(rel, "/" UCG_V2_LEAF);
+	char outer[PATH_MAX];
+	int s;
+
+	if (!lvl || (size_t)(lvl - rel) >= sizeof(outer))
+		return -EINVAL;
+	snprintf(outer, sizeof(outer), "%.*s", (int)(lvl - rel), rel);
+	if (!outer[0])
+		strcpy(outer, "/");
+	for (s = 0; s < NR_SLOTS; s++)
+		strcpy(paths[s], outer);
+	while (lvl && !strncmp(lvl, "/" UCG_V2_LEAF ".", strlen(UCG_V2_LEAF) + 2)) {
+		const char *name = lvl + strlen(UCG_V2_LEAF) + 2, *colon = strchr(name, ':');
+		const char *end = strchr(name, '/');
+		size_t i, n = 0;
+
+		if (!colon || !end || colon > end)
+			return -EINVAL;
+		s = slot_named(name, (size_t)(colon - name));
+		if (s < 0)
+			return -EINVAL;
+		paths[s][n++] = '/';
+		for (i = (size_t)(colon - name) + 1; name + i < end && n < PATH_MAX - 1; i++)
+			paths[s][n++] = name[i] == ':' ? '/' : name[i];
+		if (n > 1 && paths[s][n - 1] == '/')
+			n--;
+		paths[s][n] = '\0';
+		lvl = end;
+	}
+	return 0;
+}
+
+static void restore_one(void *ctx, const char *rel, pid_t pid)
+{
+	struct ucg_v2obs *o = ctx;
+	char now[PATH_MAX], paths[NR_SLOTS][PATH_MAX], file[PATH_MAX + 16];
+	struct ucg_cred root = ucg_cred_root();
+	int s;
+
+	if (leaf_of(o, pid, NULL, now, sizeof(now)) == 0 && !strcmp(now, rel))
+		return; /* the engine already has it there (the state file said so) */
+	if (leaf_decode(rel, paths) < 0)
+		return;
+	for (s = 0; s < NR_SLOTS; s++) {
+		struct ucg_hierarchy *h = slot_hier(o, s);
+		char num[16];
+
+		if (!h)
+			continue;
+		if (snprintf(file, sizeof(file), "%s/cgroup.procs",
+			     strcmp(paths[s], "/") ? paths[s] : "") >= (int)sizeof(file))
+			continue;
+		snprintf(num, sizeof(num), "%d", (int)pid);
+		if (ucg_fs_write_all(o->e, h, file, &root, num, strlen(num)) == 0)
+			o->restored++;
+	}
+}
+
+int ucg_v2obs_restore(struct ucg_v2obs *o)
+{
+	int n;
+
+	o->restoring = 1;
+	n = ucg_cgv2_scan(o->b, restore_one, o);
+	o->restoring = 0;
+	return n;
+}
+
 void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out)
 {
 	ucg_buf_printf(out, "enforce %s\n", ucg_cgv2_describe(o->b));
-	ucg_buf_printf(out, "enforce_attaches %lu writes %lu refusals %lu policy_only %lu\n",
-		       o->attaches, o->writes, o->refusals, o->skipped);
+	ucg_buf_printf(out, "enforce_attaches %lu writes %lu refusals %lu policy_only %lu "
+		       "restored %lu\n", o->attaches, o->writes, o->refusals, o->skipped,
+		       o->restored);
 }

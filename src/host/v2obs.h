@@ -44,6 +44,11 @@ void ucg_v2obs_free(struct ucg_v2obs *o);
 int ucg_v2obs_freeze_task(struct ucg_v2obs *o, int tid, int freeze);
 /* Reports tasks whose leaf is now frozen. Returns 1 while some are still freezing. */
 int ucg_v2obs_poll(struct ucg_v2obs *o);
+/* After a restart (and the state file's restore): every process found in a leaf of
+ * the subtree whose engine cgroups map elsewhere (it was forked while no daemon ran)
+ * is attached in the engine to the v1 cgroups its leaf names; nothing is written to
+ * v2. Returns the number of processes in the leaves or -errno. */
+int ucg_v2obs_restore(struct ucg_v2obs *o);
 /* "enforce: ..." lines for `ucg ctl stats`: controllers, attaches, refusals. */
 void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out);
 
