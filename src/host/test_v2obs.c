@@ -84,7 +84,7 @@ static void test_observer_native(void)
 	snprintf(root, sizeof(root), "%s", ucg_cgv2_root(b));
 	T_EQ_INT(ucg_engine_new(&cfg, &e), 0);
 	T_EQ_INT(ucg_v2obs_new(e, b, test_log, NULL, &obs), 0);
-	fz = fx_mount(e, "freezer");
+	fz = fx_mount(e, "freezer,cpuacct");
 	pids = fx_mount(e, "pids");
 	counter = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	child = fork();
@@ -100,6 +100,23 @@ static void test_observer_native(void)
 	T_EQ_INT(fx_write(e, fz, "/a/cgroup.procs", pid), 0);
 	snprintf(tail, sizeof(tail), "%s/a/.ucg", strrchr(root, '/'));
 	T_CHECK(v2_ends_with(child, tail));
+
+	/* cpuacct, bound with the freezer (the outer hierarchy here), read from the
+	 * kernel's cpu.stat of the mirror, which every v2 cgroup has */
+	sleep_ms(100);
+	{
+		struct ucg_buf u;
+		unsigned long long ns = 0;
+
+		ucg_buf_init(&u);
+		T_EQ_INT(ucg_v2obs_show(obs, fz, "/a/cpuacct.usage", &u), 0);
+		T_CHECK(u.data && sscanf(u.data, "%llu", &ns) == 1 && ns > 1000000);
+		ucg_buf_reset(&u);
+		T_EQ_INT(ucg_v2obs_show(obs, fz, "/cpuacct.usage", &u), -ENOENT);   /* root */
+		T_EQ_INT(ucg_v2obs_show(obs, pids, "/p/pids.current", &u), -ENOENT); /* not outer */
+		T_EQ_INT(ucg_v2obs_show(obs, fz, "/a/memory.failcnt", &u), -ENOENT); /* not bound */
+		ucg_buf_fini(&u);
+	}
 
 	/* a limit of a controller the subtree lacks stays policy, logged once */
 	T_EQ_INT(fx_mkdir(e, pids, "/p"), 0);
@@ -140,7 +157,7 @@ static void test_observer_native(void)
 	ucg_engine_free(e);
 	T_EQ_INT(ucg_engine_new(&cfg, &e), 0);
 	T_EQ_INT(ucg_v2obs_new(e, b, test_log, NULL, &obs), 0);
-	fz = fx_mount(e, "freezer");
+	fz = fx_mount(e, "freezer,cpuacct");
 	T_EQ_INT(fx_mkdir(e, fz, "/a"), 0);
 	fx_proc(e, child, 0);
 	T_EQ_STR(fx_read(e, fz, "/a/cgroup.procs"), "");

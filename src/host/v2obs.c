@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "engine/subsys.h"
 #include "host/v1v2.h"
+#include "host/v2stat.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -511,6 +512,53 @@ int ucg_v2obs_restore(struct ucg_v2obs *o)
 	n = ucg_cgv2_scan(o->b, restore_one, o);
 	o->restoring = 0;
 	return n;
+}
+
+static int read_mirror(void *ctx, const char *file, struct ucg_buf *out)
+{
+	struct ucg_v2obs *o = ((void **)ctx)[0];
+
+	return ucg_cgv2_read(o->b, ((void **)ctx)[1], file, out);
+}
+
+int ucg_v2obs_show(struct ucg_v2obs *o, struct ucg_hierarchy *h, const char *path,
+		   struct ucg_buf *out)
+{
+	static const struct {
+		const char *prefix;
+		int ss;
+	} owner[] = {
+		{ "memory.", UCG_SS_memory }, { "pids.", UCG_SS_pids },
+		{ "cpuacct.", UCG_SS_cpuacct }, { "cpu.", UCG_SS_cpu },
+		{ "blkio.", UCG_SS_blkio },     { "hugetlb.", UCG_SS_hugetlb },
+		{ "cpuset.", UCG_SS_cpuset },
+	};
+	const char *file = strrchr(path, '/');
+	char rel[PATH_MAX];
+	void *ctx[2];
+	size_t i;
+	int s;
+
+	if (!file || file == path)
+		return -ENOENT; /* a root's files: the whole machine, not our subtree */
+	/* only the outer hierarchy's mirror holds exactly its cgroup's processes */
+	for (s = 0; s < NR_SLOTS && !slot_hier(o, s); s++)
+		;
+	if (s == NR_SLOTS || slot_hier(o, s) != h)
+		return -ENOENT;
+	file++;
+	for (i = 0; i < sizeof(owner) / sizeof(owner[0]); i++)
+		if (!strncmp(file, owner[i].prefix, strlen(owner[i].prefix)))
+			break;
+	if (i == sizeof(owner) / sizeof(owner[0]) ||
+	    !(ucg_hierarchy_subsys_mask(h) & (1u << owner[i].ss)))
+		return -ENOENT;
+	if ((size_t)(file - path) >= sizeof(rel))
+		return -ENAMETOOLONG;
+	snprintf(rel, sizeof(rel), "%.*s", (int)(file - path - 1), path);
+	ctx[0] = o;
+	ctx[1] = rel;
+	return ucg_v2stat_show(file, read_mirror, ctx, out);
 }
 
 void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out)

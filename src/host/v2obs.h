@@ -49,6 +49,12 @@ int ucg_v2obs_poll(struct ucg_v2obs *o);
  * is attached in the engine to the v1 cgroups its leaf names; nothing is written to
  * v2. Returns the number of processes in the leaves or -errno. */
 int ucg_v2obs_restore(struct ucg_v2obs *o);
+/* The content of v1 file path ("/a/pids.current") of h computed from the kernel's v2
+ * files (host/v2stat.h) into out: only for the outermost enforced hierarchy, whose
+ * mirror directories hold exactly the processes of each v1 cgroup. -ENOENT when the
+ * engine's own figure is to be served (another hierarchy, a root, a file v2 lacks). */
+int ucg_v2obs_show(struct ucg_v2obs *o, struct ucg_hierarchy *h, const char *path,
+		   struct ucg_buf *out);
 /* "enforce: ..." lines for `ucg ctl stats`: controllers, attaches, refusals. */
 void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out);
 
