@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 	char *args_v[] = { argv[0], "-o", "allow_other,fsname=floor", NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, args_v);
 	struct fuse_session *se;
-	struct ucg_uring *u;
+	struct ucgfs_uring *u;
 	int r;
 
 	if (argc != 2) {
@@ -189,10 +189,10 @@ int main(int argc, char **argv)
 		fuse_session_destroy(se);
 		return 1;
 	}
-	ucg_uring_new(se, argv[1], &u);
-	r = ucg_uring_loop(u, se);
-	ucg_uring_free(u);
-	fprintf(stderr, "uring_requests %llu\n", ucg_uring_requests_total());
+	ucgfs_uring_new(se, argv[1], &u);
+	r = ucgfs_uring_loop(u, se);
+	ucgfs_uring_free(u);
+	fprintf(stderr, "uring_requests %llu\n", ucgfs_uring_requests_total());
 	fuse_session_unmount(se);
 	fuse_session_destroy(se);
 	return r < 0 ? 1 : 0;

@@ -92,7 +92,7 @@ static int daemon_running(void)
 	int r;
 
 	ucg_buf_init(&out);
-	r = ucg_ctl_request(1, (const char *const[]){ "ping" }, &out);
+	r = ucgfs_ctl_request(1, (const char *const[]){ "ping" }, &out);
 	ucg_buf_fini(&out);
 	return r > 0;
 }
@@ -118,11 +118,11 @@ int ucg_fs_ensure_daemon(void)
 		setsid();
 		if (fork() != 0)
 			_exit(0);
-		mkdir(ucg_ctl_runtime_dir(), 0755);
+		mkdir(ucgfs_ctl_runtime_dir(), 0755);
 		null = open("/dev/null", O_RDWR);
 		if (null >= 0)
 			dup2(null, 0);
-		if (ucg_ctl_path(log, sizeof(log), "daemon.log") == 0) {
+		if (ucgfs_ctl_path(log, sizeof(log), "daemon.log") == 0) {
 			int lf = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
 			if (lf >= 0) {
@@ -132,7 +132,7 @@ int ucg_fs_ensure_daemon(void)
 		}
 		if (chdir("/") < 0)
 			_exit(1);
-		_exit(ucg_daemon_run(pfd[1]) < 0 ? 1 : 0);
+		_exit(ucgfs_daemon_run(pfd[1]) < 0 ? 1 : 0);
 	}
 	close(pfd[1]);
 	waitpid(pid, &status, 0);
@@ -171,14 +171,14 @@ int ucg_fs_do_mount(const char *name, const char *dir, const char *opts, int qui
 	if (!realpath(dir, real))
 		return fail("mount", dir, -errno, NULL, 32);
 	if (remount) {
-		r = ucg_ctl_request(3, (const char *const[]){ "remount", real, data }, &out);
+		r = ucgfs_ctl_request(3, (const char *const[]){ "remount", real, data }, &out);
 		if (r == -ENOENT || r == -ECONNREFUSED)
 			r = -EINVAL; /* nothing of ours is mounted there */
 	} else {
 		r = ucg_fs_ensure_daemon();
 		if (r == 0)
-			r = ucg_ctl_request(4, (const char *const[]){ "mount", name, real, data },
-					    &out);
+			r = ucgfs_ctl_request(4, (const char *const[]){ "mount", name, real, data },
+					      &out);
 	}
 	if (r < 0 && !quiet)
 		code = fail("mount", dir, r, &out, 32);
@@ -202,7 +202,7 @@ int ucg_fs_do_umount(const char *dir, int quiet)
 	if (!realpath(dir, real))
 		return quiet ? 32 : fail("umount", dir, -errno, NULL, 32);
 	ucg_buf_init(&out);
-	r = ucg_ctl_request(2, (const char *const[]){ "umount", real }, &out);
+	r = ucgfs_ctl_request(2, (const char *const[]){ "umount", real }, &out);
 	if (r == -ENOENT || r == -ECONNREFUSED)
 		r = -EINVAL;
 	if (r < 0)
@@ -215,7 +215,7 @@ int cmd_daemon(int argc, char **argv)
 {
 	int r;
 
-	/* --cache: files served from the kernel's cache (fs/daemon.c), as UCG_FUSE_CACHE=1
+	/* --cache: files served from the kernel's cache (fs/ll_ops.c), as UCG_FUSE_CACHE=1
 	 * does; and a release agent or anything else it runs sees the same setting. */
 	if (argc == 2 && !strcmp(argv[1], "--cache")) {
 		setenv("UCG_FUSE_CACHE", "1", 1);
@@ -223,7 +223,7 @@ int cmd_daemon(int argc, char **argv)
 		fprintf(stderr, "usage: ucg daemon [--cache]\n");
 		return 2;
 	}
-	r = ucg_daemon_run(-1);
+	r = ucgfs_daemon_run(-1);
 	if (r < 0) {
 		fprintf(stderr, "ucg: daemon: %s\n", strerror(-r));
 		return 1;
@@ -253,7 +253,7 @@ int cmd_mount(int argc, char **argv)
 		int r;
 
 		ucg_buf_init(&out);
-		r = ucg_ctl_request(1, (const char *const[]){ "mounts" }, &out);
+		r = ucgfs_ctl_request(1, (const char *const[]){ "mounts" }, &out);
 		if (r >= 0 && out.len)
 			fputs(out.data, stdout);
 		ucg_buf_fini(&out);
@@ -286,12 +286,12 @@ static int simple_request(const char *cmd, int argc, const char *const *argv, co
 	int r;
 
 	ucg_buf_init(&out);
-	r = ucg_ctl_request(argc, argv, &out);
+	r = ucgfs_ctl_request(argc, argv, &out);
 	if (r < 0) {
 		if (r == -ENOENT || r == -ECONNREFUSED) {
 			char sock[PATH_MAX];
 
-			ucg_ctl_path(sock, sizeof(sock), "ctl.sock");
+			ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
 			fprintf(stderr, "ucg: %s: no daemon: %s: %s\n", cmd, sock, strerror(-r));
 		} else {
 			fprintf(stderr, "ucg: %s: %s: %s\n", cmd, obj, strerror(-r));
@@ -336,7 +336,7 @@ int cmd_fsstat(int argc, char **argv)
 		int r;
 
 		ucg_buf_init(&out);
-		r = ucg_ctl_request(1, (const char *const[]){ "ping" }, &out);
+		r = ucgfs_ctl_request(1, (const char *const[]){ "ping" }, &out);
 		ucg_buf_fini(&out);
 		if (r <= 0) {
 			fprintf(stderr, "ucg: ctl: ping: %s\n", strerror(r ? -r : ESRCH));

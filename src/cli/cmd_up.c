@@ -172,7 +172,7 @@ int cmd_up(int argc, char **argv)
 		return 1;
 	}
 	ucg_buf_init(&out);
-	r = ucg_ctl_request(1, (const char *const[]){ "cgroups" }, &out);
+	r = ucgfs_ctl_request(1, (const char *const[]){ "cgroups" }, &out);
 	if (r < 0 || !out.data) {
 		fprintf(stderr, "ucg: up: cgroups: %s\n", strerror(r < 0 ? -r : EIO));
 		ucg_buf_fini(&out);
@@ -227,7 +227,7 @@ int cmd_down(int argc, char **argv)
 	}
 	rl = strlen(real);
 	ucg_buf_init(&out);
-	r = ucg_ctl_request(1, (const char *const[]){ "mounts" }, &out);
+	r = ucgfs_ctl_request(1, (const char *const[]){ "mounts" }, &out);
 	if (r < 0) {
 		ucg_buf_fini(&out);
 		return 0; /* no daemon: nothing of ours is mounted */

@@ -9,16 +9,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-const char *ucg_ctl_runtime_dir(void)
+const char *ucgfs_ctl_runtime_dir(void)
 {
 	const char *d = getenv("UCG_RUNTIME_DIR");
 
-	return d && *d ? d : UCG_RUNTIME_DEFAULT;
+	return d && *d ? d : UCGFS_RUNTIME_DEFAULT;
 }
 
-int ucg_ctl_path(char *buf, size_t size, const char *leaf)
+int ucgfs_ctl_path(char *buf, size_t size, const char *leaf)
 {
-	int n = snprintf(buf, size, "%s/%s", ucg_ctl_runtime_dir(), leaf);
+	int n = snprintf(buf, size, "%s/%s", ucgfs_ctl_runtime_dir(), leaf);
 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
@@ -39,14 +39,14 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-int ucg_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
+int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct ucg_buf req, rep;
 	char chunk[4096], *nl;
 	int fd, r, i, status;
 
-	if (ucg_ctl_path(sa.sun_path, sizeof(sa.sun_path), "ctl.sock") < 0)
+	if (ucgfs_ctl_path(sa.sun_path, sizeof(sa.sun_path), "ctl.sock") < 0)
 		return -ENAMETOOLONG;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)

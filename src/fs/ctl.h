@@ -6,22 +6,22 @@
  * success and -errno on failure, and the text is output (or the kernel-log detail
  * of an error). No fuse headers here: the CLI links this without libfuse.
  */
-#ifndef UCG_FS_CTL_H
-#define UCG_FS_CTL_H
+#ifndef UCGFS_CTL_H
+#define UCGFS_CTL_H
 
 #include <stddef.h>
 
 #include "base/buf.h"
 
-#define UCG_RUNTIME_DEFAULT "/run/ucgroups"
+#define UCGFS_RUNTIME_DEFAULT "/run/ucgroups"
 
 /* The runtime directory: $UCG_RUNTIME_DIR or the default. */
-const char *ucg_ctl_runtime_dir(void);
+const char *ucgfs_ctl_runtime_dir(void);
 /* Writes "<dir>/<leaf>" into buf; -ENAMETOOLONG if it does not fit. */
-int ucg_ctl_path(char *buf, size_t size, const char *leaf);
+int ucgfs_ctl_path(char *buf, size_t size, const char *leaf);
 /* Sends argv[0..argc-1] and waits for the reply. Returns the daemon's status (0 or
  * a count, or -errno); the text is appended to out. -ECONNREFUSED/-ENOENT when no
  * daemon listens. */
-int ucg_ctl_request(int argc, const char *const *argv, struct ucg_buf *out);
+int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out);
 
 #endif

@@ -5,12 +5,12 @@
  * socket. All engine access is serialised by one mutex. It runs release agents the
  * way the kernel does and saves the tree to the runtime directory on every change.
  */
-#ifndef UCG_FS_DAEMON_H
-#define UCG_FS_DAEMON_H
+#ifndef UCGFS_DAEMON_H
+#define UCGFS_DAEMON_H
 
 /* Runs the daemon in the calling process until a "stop" request, SIGTERM or SIGINT.
  * ready_fd >= 0 gets one byte written (and is closed) once the socket listens.
  * Returns 0 or -errno (the daemon's setup failed; nothing was left behind). */
-int ucg_daemon_run(int ready_fd);
+int ucgfs_daemon_run(int ready_fd);
 
 #endif

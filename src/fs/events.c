@@ -43,9 +43,9 @@ static int is_eventfd(int fd)
 	return strstr(buf, "\neventfd-count:") != NULL;
 }
 
-int ucg_fs_events_fds(pid_t writer, unsigned event_fd, unsigned control_fd,
-		      ucg_fs_events_find_fn find, void *find_ctx, char *pathbuf, size_t pathlen,
-		      struct ucg_event_target *ret)
+int ucgfs_events_fds(pid_t writer, unsigned event_fd, unsigned control_fd,
+		     ucgfs_events_find_fn find, void *find_ctx, char *pathbuf, size_t pathlen,
+		     struct ucg_event_target *ret)
 {
 	char p[64];
 	ssize_t n;
@@ -78,12 +78,12 @@ int ucg_fs_events_fds(pid_t writer, unsigned event_fd, unsigned control_fd,
 	return 0; /* h NULL: not a file of ours, the engine says EINVAL */
 }
 
-void ucg_fs_events_put(uint64_t handle)
+void ucgfs_events_put(uint64_t handle)
 {
 	close((int)handle);
 }
 
-void ucg_fs_events_deliver(struct ucg_engine *e)
+void ucgfs_events_deliver(struct ucg_engine *e)
 {
 	struct ucg_event ev;
 

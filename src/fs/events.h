@@ -11,8 +11,8 @@
  * eventfd ends the registration" cannot be seen: a registration ends when its cgroup
  * is removed or the daemon stops, not when the user closes the eventfd.
  */
-#ifndef UCG_FS_EVENTS_H
-#define UCG_FS_EVENTS_H
+#ifndef UCGFS_EVENTS_H
+#define UCGFS_EVENTS_H
 
 #include <sys/types.h>
 
@@ -20,17 +20,17 @@
 
 /* Maps an absolute path to the hierarchy of the mount it is under and the path within
  * it (pointing into abs, or "/" for the mount point); NULL if under none. */
-typedef struct ucg_hierarchy *(*ucg_fs_events_find_fn)(void *ctx, const char *abs,
-						       const char **ret_rel);
+typedef struct ucg_hierarchy *(*ucgfs_events_find_fn)(void *ctx, const char *abs,
+						      const char **ret_rel);
 
 /* The provider's event_fds op for writer: the kernel's errnos (EBADF, EINVAL). The
  * path in ret points into pathbuf. */
-int ucg_fs_events_fds(pid_t writer, unsigned event_fd, unsigned control_fd,
-		      ucg_fs_events_find_fn find, void *find_ctx, char *pathbuf, size_t pathlen,
-		      struct ucg_event_target *ret);
+int ucgfs_events_fds(pid_t writer, unsigned event_fd, unsigned control_fd,
+		     ucgfs_events_find_fn find, void *find_ctx, char *pathbuf, size_t pathlen,
+		     struct ucg_event_target *ret);
 /* The provider's event_put op: closes the daemon's copy. */
-void ucg_fs_events_put(uint64_t handle);
+void ucgfs_events_put(uint64_t handle);
 /* Pops every pending notification of e and delivers it. Call with the engine lock. */
-void ucg_fs_events_deliver(struct ucg_engine *e);
+void ucgfs_events_deliver(struct ucg_engine *e);
 
 #endif

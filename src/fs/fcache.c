@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <string.h>
 
-static struct ucg_fcache_ent *ent_of(struct ucg_hnode *n)
+static struct ucgfs_fcache_ent *ent_of(struct ucg_hnode *n)
 {
-	return (struct ucg_fcache_ent *)((char *)n - offsetof(struct ucg_fcache_ent, node));
+	return (struct ucgfs_fcache_ent *)((char *)n - offsetof(struct ucgfs_fcache_ent, node));
 }
 
 static int match_ino(const struct ucg_hnode *n, const void *key)
@@ -17,21 +17,21 @@ static int match_ino(const struct ucg_hnode *n, const void *key)
 	return ent_of((struct ucg_hnode *)n)->ino == *(const uint64_t *)key;
 }
 
-void ucg_fcache_init(struct ucg_fcache *c)
+void ucgfs_fcache_init(struct ucgfs_fcache *c)
 {
 	ucg_htable_init(&c->t);
 }
 
-struct ucg_fcache_ent *ucg_fcache_find(struct ucg_fcache *c, uint64_t ino)
+struct ucgfs_fcache_ent *ucgfs_fcache_find(struct ucgfs_fcache *c, uint64_t ino)
 {
 	struct ucg_hnode *n = ucg_htable_find(&c->t, ucg_hash_u64(ino), match_ino, &ino);
 
 	return n ? ent_of(n) : NULL;
 }
 
-struct ucg_fcache_ent *ucg_fcache_get(struct ucg_fcache *c, uint64_t ino)
+struct ucgfs_fcache_ent *ucgfs_fcache_get(struct ucgfs_fcache *c, uint64_t ino)
 {
-	struct ucg_fcache_ent *e = ucg_fcache_find(c, ino);
+	struct ucgfs_fcache_ent *e = ucgfs_fcache_find(c, ino);
 
 	if (e)
 		return e;
@@ -46,9 +46,9 @@ struct ucg_fcache_ent *ucg_fcache_get(struct ucg_fcache *c, uint64_t ino)
 	return e;
 }
 
-void ucg_fcache_del(struct ucg_fcache *c, uint64_t ino)
+void ucgfs_fcache_del(struct ucgfs_fcache *c, uint64_t ino)
 {
-	struct ucg_fcache_ent *e = ucg_fcache_find(c, ino);
+	struct ucgfs_fcache_ent *e = ucgfs_fcache_find(c, ino);
 
 	if (e) {
 		ucg_htable_remove(&c->t, &e->node);
@@ -57,7 +57,7 @@ void ucg_fcache_del(struct ucg_fcache *c, uint64_t ino)
 	}
 }
 
-int ucg_fcache_set_snap(struct ucg_fcache_ent *e, const char *data, size_t len)
+int ucgfs_fcache_set_snap(struct ucgfs_fcache_ent *e, const char *data, size_t len)
 {
 	char *copy = ucg_malloc(len ? len : 1);
 
@@ -75,7 +75,7 @@ int ucg_fcache_set_snap(struct ucg_fcache_ent *e, const char *data, size_t len)
 }
 
 struct each_ctx {
-	void (*fn)(struct ucg_fcache_ent *e, void *ctx);
+	void (*fn)(struct ucgfs_fcache_ent *e, void *ctx);
 	void *ctx;
 };
 
@@ -87,8 +87,8 @@ static int each_one(struct ucg_hnode *n, void *ctx)
 	return 0;
 }
 
-void ucg_fcache_each(struct ucg_fcache *c, void (*fn)(struct ucg_fcache_ent *e, void *ctx),
-		     void *ctx)
+void ucgfs_fcache_each(struct ucgfs_fcache *c, void (*fn)(struct ucgfs_fcache_ent *e, void *ctx),
+		       void *ctx)
 {
 	struct each_ctx ec = { fn, ctx };
 
@@ -102,13 +102,13 @@ static int free_one(struct ucg_hnode *n, void *ctx)
 	return 0;
 }
 
-void ucg_fcache_fini(struct ucg_fcache *c)
+void ucgfs_fcache_fini(struct ucgfs_fcache *c)
 {
 	ucg_htable_each(&c->t, free_one, NULL);
 	ucg_htable_fini(&c->t);
 }
 
-uint64_t ucg_fcache_hash(const char *data, size_t len)
+uint64_t ucgfs_fcache_hash(const char *data, size_t len)
 {
 	return ucg_hash_bytes(data, len, 0);
 }

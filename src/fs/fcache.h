@@ -8,8 +8,8 @@
  * whose content changed when it next asks for the attributes. Not thread-safe: the
  * daemon holds its lock.
  */
-#ifndef UCG_FS_FCACHE_H
-#define UCG_FS_FCACHE_H
+#ifndef UCGFS_FCACHE_H
+#define UCGFS_FCACHE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +17,7 @@
 #include "base/htable.h"
 #include "engine/ucg.h"
 
-struct ucg_fcache_ent {
+struct ucgfs_fcache_ent {
 	struct ucg_hnode node;
 	uint64_t ino;
 	uint64_t hash; /* of the content last described to the kernel */
@@ -35,23 +35,23 @@ struct ucg_fcache_ent {
 	char *snap;
 };
 
-struct ucg_fcache {
+struct ucgfs_fcache {
 	struct ucg_htable t;
 };
 
-void ucg_fcache_init(struct ucg_fcache *c);
+void ucgfs_fcache_init(struct ucgfs_fcache *c);
 /* The entry of ino, or NULL. */
-struct ucg_fcache_ent *ucg_fcache_find(struct ucg_fcache *c, uint64_t ino);
+struct ucgfs_fcache_ent *ucgfs_fcache_find(struct ucgfs_fcache *c, uint64_t ino);
 /* The entry of ino, made (zeroed but for ino) if missing; NULL on ENOMEM. */
-struct ucg_fcache_ent *ucg_fcache_get(struct ucg_fcache *c, uint64_t ino);
-void ucg_fcache_del(struct ucg_fcache *c, uint64_t ino);
+struct ucgfs_fcache_ent *ucgfs_fcache_get(struct ucgfs_fcache *c, uint64_t ino);
+void ucgfs_fcache_del(struct ucgfs_fcache *c, uint64_t ino);
 /* Keeps a copy of data as e's snapshot (len bytes; e->len is set). -ENOMEM leaves
  * e without one. */
-int ucg_fcache_set_snap(struct ucg_fcache_ent *e, const char *data, size_t len);
+int ucgfs_fcache_set_snap(struct ucgfs_fcache_ent *e, const char *data, size_t len);
 /* Visits every entry; fn may change entries but not add or delete any. */
-void ucg_fcache_each(struct ucg_fcache *c, void (*fn)(struct ucg_fcache_ent *e, void *ctx),
-		     void *ctx);
-void ucg_fcache_fini(struct ucg_fcache *c);
-uint64_t ucg_fcache_hash(const char *data, size_t len);
+void ucgfs_fcache_each(struct ucgfs_fcache *c, void (*fn)(struct ucgfs_fcache_ent *e, void *ctx),
+		       void *ctx);
+void ucgfs_fcache_fini(struct ucgfs_fcache *c);
+uint64_t ucgfs_fcache_hash(const char *data, size_t len);
 
 #endif

@@ -12,30 +12,30 @@
  * their length in ent.payload_sz, then COMMIT_AND_FETCH (commit_id = the request's
  * unique), which also waits for the entry's next request.
  */
-#ifndef UCG_FS_FUSE_URING_ABI_H
-#define UCG_FS_FUSE_URING_ABI_H
+#ifndef UCGFS_FUSE_URING_ABI_H
+#define UCGFS_FUSE_URING_ABI_H
 
 #include <stdint.h>
 
 /* INIT: the kernel offers it in flags2 (when its enable_uring parameter is Y); a reply
  * carrying it makes the connection wait for the rings (FUSE_INIT_EXT must be set for
  * flags2 to count). */
-#define UCG_FUSE_OVER_IO_URING (1ULL << 41)
+#define UCGFS_FUSE_OVER_IO_URING (1ULL << 41)
 
 /* The kernel's smallest payload buffer; it also wants max_write and max_pages pages. */
-#define UCG_FUSE_MIN_READ_BUFFER 8192
+#define UCGFS_FUSE_MIN_READ_BUFFER 8192
 /* max_pages when INIT's reply does not set FUSE_MAX_PAGES. */
-#define UCG_FUSE_DEFAULT_MAX_PAGES 32
+#define UCGFS_FUSE_DEFAULT_MAX_PAGES 32
 
-enum ucg_fuse_uring_cmd {
-	UCG_FUSE_URING_CMD_REGISTER = 1,         /* give the kernel an entry for qid */
-	UCG_FUSE_URING_CMD_COMMIT_AND_FETCH = 2, /* answer commit_id, wait for the next */
+enum ucgfs_fuse_uring_cmd {
+	UCGFS_FUSE_URING_CMD_REGISTER = 1,         /* give the kernel an entry for qid */
+	UCGFS_FUSE_URING_CMD_COMMIT_AND_FETCH = 2, /* answer commit_id, wait for the next */
 };
 
-#define UCG_FUSE_URING_IN_OUT_SZ 128
-#define UCG_FUSE_URING_OP_IN_SZ 128
+#define UCGFS_FUSE_URING_IN_OUT_SZ 128
+#define UCGFS_FUSE_URING_OP_IN_SZ 128
 
-struct ucg_fuse_uring_ent_in_out {
+struct ucgfs_fuse_uring_ent_in_out {
 	uint64_t flags;
 	uint64_t commit_id;  /* the request's unique, to be named in the commit */
 	uint32_t payload_sz; /* bytes used in the payload buffer, either direction */
@@ -44,22 +44,22 @@ struct ucg_fuse_uring_ent_in_out {
 };
 
 /* The header block of an entry (the first of its two iovecs). */
-struct ucg_fuse_uring_req_header {
-	char in_out[UCG_FUSE_URING_IN_OUT_SZ]; /* fuse_in_header / fuse_out_header */
-	char op_in[UCG_FUSE_URING_OP_IN_SZ];   /* the request's first argument */
-	struct ucg_fuse_uring_ent_in_out ent;
+struct ucgfs_fuse_uring_req_header {
+	char in_out[UCGFS_FUSE_URING_IN_OUT_SZ]; /* fuse_in_header / fuse_out_header */
+	char op_in[UCGFS_FUSE_URING_OP_IN_SZ];   /* the request's first argument */
+	struct ucgfs_fuse_uring_ent_in_out ent;
 };
 
 /* The command area of the SQE (REGISTER: addr = the two iovecs, len = 2). */
-struct ucg_fuse_uring_cmd_req {
+struct ucgfs_fuse_uring_cmd_req {
 	uint64_t flags;
 	uint64_t commit_id;
 	uint16_t qid; /* the queue: one per possible CPU, requests go to their caller's */
 	uint8_t padding[6];
 };
 
-_Static_assert(sizeof(struct ucg_fuse_uring_ent_in_out) == 32, "kernel ABI");
-_Static_assert(sizeof(struct ucg_fuse_uring_req_header) == 288, "kernel ABI");
-_Static_assert(sizeof(struct ucg_fuse_uring_cmd_req) == 24, "kernel ABI");
+_Static_assert(sizeof(struct ucgfs_fuse_uring_ent_in_out) == 32, "kernel ABI");
+_Static_assert(sizeof(struct ucgfs_fuse_uring_req_header) == 288, "kernel ABI");
+_Static_assert(sizeof(struct ucgfs_fuse_uring_cmd_req) == 24, "kernel ABI");
 
 #endif

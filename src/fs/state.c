@@ -185,7 +185,7 @@ static void mount_opts_of(const struct ucg_hierarchy *h, struct ucg_buf *out)
 	ucg_buf_fini(&o);
 }
 
-int ucg_state_save(struct ucg_engine *e, const struct ucg_state_mount *mounts, int n)
+int ucgfs_state_save(struct ucg_engine *e, const struct ucgfs_state_mount *mounts, int n)
 {
 	struct ucg_buf out, opts;
 	struct ucg_hierarchy *h = NULL;
@@ -193,8 +193,8 @@ int ucg_state_save(struct ucg_engine *e, const struct ucg_state_mount *mounts, i
 	int idx = 0, i, r = 0;
 	FILE *f;
 
-	if ((r = ucg_ctl_path(path, sizeof(path), "state")) < 0 ||
-	    (r = ucg_ctl_path(tmp, sizeof(tmp), "state.tmp")) < 0)
+	if ((r = ucgfs_ctl_path(path, sizeof(path), "state")) < 0 ||
+	    (r = ucgfs_ctl_path(tmp, sizeof(tmp), "state.tmp")) < 0)
 		return r;
 	ucg_buf_init(&out);
 	while ((h = ucg_hierarchy_next(e, h))) {
@@ -264,8 +264,8 @@ static void write_lines(struct ucg_engine *e, struct ucg_hierarchy *h, const cha
 	}
 }
 
-int ucg_state_restore(struct ucg_engine *e, ucg_state_mount_fn mount_fn, void *ctx,
-		      pthread_mutex_t *lock)
+int ucgfs_state_restore(struct ucg_engine *e, ucgfs_state_mount_fn mount_fn, void *ctx,
+			pthread_mutex_t *lock)
 {
 	struct ucg_hierarchy *hs[MAX_RESTORE + 1] = { 0 };
 	struct ucg_cred root = ucg_cred_root();
@@ -280,7 +280,7 @@ int ucg_state_restore(struct ucg_engine *e, ucg_state_mount_fn mount_fn, void *c
 	} *mounts = NULL;
 	size_t nm = 0, capm = 0;
 
-	if (ucg_ctl_path(path, sizeof(path), "state") < 0)
+	if (ucgfs_ctl_path(path, sizeof(path), "state") < 0)
 		return -ENAMETOOLONG;
 	f = fopen(path, "re");
 	if (!f)

@@ -13,31 +13,31 @@
  *
  * No fuse headers here.
  */
-#ifndef UCG_FS_STATE_H
-#define UCG_FS_STATE_H
+#ifndef UCGFS_STATE_H
+#define UCGFS_STATE_H
 
 #include <pthread.h>
 
 #include "engine/ucg.h"
 
-struct ucg_state_mount {
+struct ucgfs_state_mount {
 	const char *name, *dir;
 	struct ucg_hierarchy *h;
 };
 
 /* Writes the state of e and its mounts. Called with the engine lock held. 0 or -errno. */
-int ucg_state_save(struct ucg_engine *e, const struct ucg_state_mount *mounts, int n);
+int ucgfs_state_save(struct ucg_engine *e, const struct ucgfs_state_mount *mounts, int n);
 
 /* Mounts a hierarchy at a directory (the daemon's mount operation). Called without the
  * lock. */
-typedef int (*ucg_state_mount_fn)(void *ctx, const char *name, const char *dir,
-				  const char *opts);
+typedef int (*ucgfs_state_mount_fn)(void *ctx, const char *name, const char *dir,
+				    const char *opts);
 
 /* Reads the state file, if any, and rebuilds: hierarchies, tree, settings, ownership,
  * then membership of tasks that still live, then the mounts (through mount_fn).
  * lock is the engine lock, taken around engine work. 0, or -errno for an unreadable
  * file (a missing file is 0). */
-int ucg_state_restore(struct ucg_engine *e, ucg_state_mount_fn mount_fn, void *ctx,
-		      pthread_mutex_t *lock);
+int ucgfs_state_restore(struct ucg_engine *e, ucgfs_state_mount_fn mount_fn, void *ctx,
+			pthread_mutex_t *lock);
 
 #endif

@@ -34,7 +34,7 @@
 
 static atomic_ullong total_requests;
 
-unsigned long long ucg_uring_requests_total(void)
+unsigned long long ucgfs_uring_requests_total(void)
 {
 	return atomic_load(&total_requests);
 }
@@ -48,9 +48,9 @@ static void log_fallback(const char *name, const char *why, atomic_int *once)
 		why);
 }
 
-#ifndef UCG_HAVE_LIBURING
+#ifndef UCGFS_HAVE_LIBURING
 
-int ucg_uring_new(struct fuse_session *se, const char *name, struct ucg_uring **ret)
+int ucgfs_uring_new(struct fuse_session *se, const char *name, struct ucgfs_uring **ret)
 {
 	static atomic_int once;
 
@@ -59,21 +59,21 @@ int ucg_uring_new(struct fuse_session *se, const char *name, struct ucg_uring **
 	return -EOPNOTSUPP;
 }
 
-int ucg_uring_loop(struct ucg_uring *u, struct fuse_session *se)
+int ucgfs_uring_loop(struct ucgfs_uring *u, struct fuse_session *se)
 {
 	return fuse_session_loop(se);
 }
 
-void ucg_uring_free(struct ucg_uring *u)
+void ucgfs_uring_free(struct ucgfs_uring *u)
 {
 }
 
-int ucg_uring_active(struct ucg_uring *u)
+int ucgfs_uring_active(struct ucgfs_uring *u)
 {
 	return 0;
 }
 
-#else /* UCG_HAVE_LIBURING */
+#else /* UCGFS_HAVE_LIBURING */
 
 #include "fs/fuse_uring_abi.h"
 
@@ -103,7 +103,7 @@ struct queue;
 struct entry {
 	struct queue *q;
 	char *mem; /* PAYLOAD_OFFSET + payload size */
-	struct ucg_fuse_uring_req_header *hdr;
+	struct ucgfs_fuse_uring_req_header *hdr;
 	char *payload;
 	struct iovec iov[2];
 	uint64_t unique; /* of the request being served */
@@ -112,7 +112,7 @@ struct entry {
 };
 
 struct queue {
-	struct ucg_uring *u;
+	struct ucgfs_uring *u;
 	unsigned qid;
 	pthread_t thread;
 	int thread_ok;
@@ -122,7 +122,7 @@ struct queue {
 
 enum state { ST_SETUP, ST_GO, ST_STOP };
 
-struct ucg_uring {
+struct ucgfs_uring {
 	struct fuse_session *se;
 	char *name;
 	int fd;      /* /dev/fuse of the session */
@@ -145,7 +145,7 @@ struct ucg_uring {
 
 /* The session being served on this thread (its /dev/fuse loop), and the ring entry
  * whose request this thread is handling. */
-static __thread struct ucg_uring *tls_session;
+static __thread struct ucgfs_uring *tls_session;
 static __thread struct entry *tls_entry;
 
 /* ---- when the rings can be used ------------------------------------------------------ */
@@ -209,13 +209,13 @@ static struct io_uring_sqe *get_sqe(struct io_uring *ring)
 static void prep_cmd(struct queue *q, struct entry *e, unsigned op, uint64_t commit_id)
 {
 	struct io_uring_sqe *sqe = get_sqe(&q->ring);
-	struct ucg_fuse_uring_cmd_req req = { .commit_id = commit_id, .qid = (uint16_t)q->qid };
+	struct ucgfs_fuse_uring_cmd_req req = { .commit_id = commit_id, .qid = (uint16_t)q->qid };
 
 	memset(sqe, 0, 2 * sizeof(*sqe)); /* a 128-byte SQE: the command area too */
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = q->u->fd;
 	sqe->cmd_op = op;
-	if (op == UCG_FUSE_URING_CMD_REGISTER) {
+	if (op == UCGFS_FUSE_URING_CMD_REGISTER) {
 		sqe->addr = (uintptr_t)e->iov;
 		sqe->len = 2;
 	}
@@ -245,7 +245,7 @@ static void set_error(struct entry *e, uint64_t unique, int err)
  * handlers; then its reply (captured by io_writev) is committed with the next fetch. */
 static void serve_request(struct queue *q, struct entry *e)
 {
-	struct ucg_uring *u = q->u;
+	struct ucgfs_uring *u = q->u;
 	struct fuse_in_header in;
 	struct fuse_buf buf;
 	size_t payload = e->hdr->ent.payload_sz, op_len = 0;
@@ -253,7 +253,7 @@ static void serve_request(struct queue *q, struct entry *e)
 
 	memcpy(&in, e->hdr->in_out, sizeof(in));
 	if (in.len < sizeof(in) + payload || payload > u->payload_size ||
-	    (op_len = in.len - sizeof(in) - payload) > UCG_FUSE_URING_OP_IN_SZ) {
+	    (op_len = in.len - sizeof(in) - payload) > UCGFS_FUSE_URING_OP_IN_SZ) {
 		set_error(e, in.unique, -EIO); /* not what this kernel sends */
 	} else {
 		char *start = e->payload - op_len - sizeof(in);
@@ -278,13 +278,13 @@ static void serve_request(struct queue *q, struct entry *e)
 		}
 		atomic_fetch_add(&total_requests, 1);
 	}
-	prep_cmd(q, e, UCG_FUSE_URING_CMD_COMMIT_AND_FETCH, commit_id);
+	prep_cmd(q, e, UCGFS_FUSE_URING_CMD_COMMIT_AND_FETCH, commit_id);
 }
 
 /* A command of e ended with err. Returns whether e still has a command in the kernel. */
 static int entry_failed(struct queue *q, struct entry *e, int err)
 {
-	struct ucg_uring *u = q->u;
+	struct ucgfs_uring *u = q->u;
 	char why[160];
 
 	/* ENOTCONN/ECONNABORTED: the connection ended, the normal way out. */
@@ -293,7 +293,7 @@ static int entry_failed(struct queue *q, struct entry *e, int err)
 	if (err == -EAGAIN && !e->registered) {
 		/* The kernel had not finished INIT yet: register again. */
 		usleep(1000);
-		prep_cmd(q, e, UCG_FUSE_URING_CMD_REGISTER, 0);
+		prep_cmd(q, e, UCGFS_FUSE_URING_CMD_REGISTER, 0);
 		return 1;
 	}
 	if (e->registered) {
@@ -302,7 +302,7 @@ static int entry_failed(struct queue *q, struct entry *e, int err)
 		fprintf(stderr, "ucg: %s: io_uring commit: %s; entry registered again\n", u->name,
 			strerror(-err));
 		e->registered = 0;
-		prep_cmd(q, e, UCG_FUSE_URING_CMD_REGISTER, 0);
+		prep_cmd(q, e, UCGFS_FUSE_URING_CMD_REGISTER, 0);
 		return 1;
 	}
 	/* A refused registration: the kernel turned io_uring off for the connection
@@ -323,7 +323,7 @@ static void serve_queue(struct queue *q)
 
 	prep_stop_poll(q);
 	for (i = 0; i < ENTRIES; i++)
-		prep_cmd(q, &q->ents[i], UCG_FUSE_URING_CMD_REGISTER, 0);
+		prep_cmd(q, &q->ents[i], UCGFS_FUSE_URING_CMD_REGISTER, 0);
 	while (live > 0 && !stop) {
 		int r = io_uring_submit_and_wait(&q->ring, 1);
 
@@ -375,7 +375,7 @@ static int ring_setup(struct queue *q)
 static void *queue_thread(void *arg)
 {
 	struct queue *q = arg;
-	struct ucg_uring *u = q->u;
+	struct ucgfs_uring *u = q->u;
 	cpu_set_t cpus;
 	int r, go;
 
@@ -402,7 +402,7 @@ static void *queue_thread(void *arg)
 	return NULL;
 }
 
-static void set_state(struct ucg_uring *u, enum state s)
+static void set_state(struct ucgfs_uring *u, enum state s)
 {
 	pthread_mutex_lock(&u->lock);
 	if (u->state != ST_STOP)
@@ -411,7 +411,7 @@ static void set_state(struct ucg_uring *u, enum state s)
 	pthread_mutex_unlock(&u->lock);
 }
 
-static void stop_threads(struct ucg_uring *u)
+static void stop_threads(struct ucgfs_uring *u)
 {
 	uint64_t one = 1;
 	unsigned i;
@@ -432,10 +432,11 @@ static void stop_threads(struct ucg_uring *u)
 
 /* Each entry's memory, once INIT's reply says how big the payload must be: the
  * kernel refuses an entry smaller than max(8 KiB, max_write, max_pages pages). */
-static int alloc_entries(struct ucg_uring *u, const struct fuse_init_out *init)
+static int alloc_entries(struct ucgfs_uring *u, const struct fuse_init_out *init)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = UCG_FUSE_MIN_READ_BUFFER;
-	size_t pages = (init->flags & FUSE_MAX_PAGES) ? init->max_pages : UCG_FUSE_DEFAULT_MAX_PAGES;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = UCGFS_FUSE_MIN_READ_BUFFER;
+	size_t pages = (init->flags & FUSE_MAX_PAGES) ? init->max_pages
+						      : UCGFS_FUSE_DEFAULT_MAX_PAGES;
 	unsigned i, j;
 
 	if (init->max_write > size)
@@ -451,7 +452,7 @@ static int alloc_entries(struct ucg_uring *u, const struct fuse_init_out *init)
 			if (posix_memalign((void **)&e->mem, page, PAYLOAD_OFFSET + size))
 				return -ENOMEM;
 			e->q = &u->queues[i];
-			e->hdr = (struct ucg_fuse_uring_req_header *)e->mem;
+			e->hdr = (struct ucgfs_fuse_uring_req_header *)e->mem;
 			e->payload = e->mem + PAYLOAD_OFFSET;
 			memset(e->hdr, 0, sizeof(*e->hdr));
 			e->iov[0] = (struct iovec){ e->hdr, sizeof(*e->hdr) };
@@ -460,7 +461,7 @@ static int alloc_entries(struct ucg_uring *u, const struct fuse_init_out *init)
 	return 0;
 }
 
-static void note_init(struct ucg_uring *u, const struct fuse_in_header *in, size_t len)
+static void note_init(struct ucgfs_uring *u, const struct fuse_in_header *in, size_t len)
 {
 	const struct fuse_init_in *arg = (const void *)(in + 1);
 
@@ -469,12 +470,12 @@ static void note_init(struct ucg_uring *u, const struct fuse_in_header *in, size
 	u->init_pending = 1;
 	u->init_unique = in->unique;
 	u->offered = (arg->flags & FUSE_INIT_EXT) &&
-		     (((uint64_t)arg->flags2 << 32) & UCG_FUSE_OVER_IO_URING);
+		     (((uint64_t)arg->flags2 << 32) & UCGFS_FUSE_OVER_IO_URING);
 }
 
 /* libfuse's INIT reply, with FUSE_OVER_IO_URING added when it can be honoured; the
  * queue threads start registering once the kernel has it, or end. */
-static ssize_t init_reply(struct ucg_uring *u, int fd, struct iovec *iov, int count)
+static ssize_t init_reply(struct ucgfs_uring *u, int fd, struct iovec *iov, int count)
 {
 	const struct fuse_out_header *out = iov[0].iov_base;
 	struct fuse_init_out init;
@@ -499,7 +500,7 @@ static ssize_t init_reply(struct ucg_uring *u, int fd, struct iovec *iov, int co
 		return n;
 	}
 	init.flags |= FUSE_INIT_EXT;
-	init.flags2 |= (uint32_t)(UCG_FUSE_OVER_IO_URING >> 32);
+	init.flags2 |= (uint32_t)(UCGFS_FUSE_OVER_IO_URING >> 32);
 	v[0] = iov[0];
 	v[1] = (struct iovec){ &init, sizeof(init) };
 	n = writev(fd, v, 2);
@@ -565,7 +566,7 @@ static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 
 /* ---- the session ------------------------------------------------------------------ */
 
-static void free_uring(struct ucg_uring *u)
+static void free_uring(struct ucgfs_uring *u)
 {
 	unsigned i, j;
 
@@ -582,7 +583,7 @@ static void free_uring(struct ucg_uring *u)
 }
 
 /* Starts the queue threads and waits until each has set its ring up. */
-static int start_threads(struct ucg_uring *u)
+static int start_threads(struct ucgfs_uring *u)
 {
 	unsigned i, created = 0;
 	int r = 0;
@@ -607,12 +608,12 @@ static int start_threads(struct ucg_uring *u)
 	return r;
 }
 
-int ucg_uring_new(struct fuse_session *se, const char *name, struct ucg_uring **ret)
+int ucgfs_uring_new(struct fuse_session *se, const char *name, struct ucgfs_uring **ret)
 {
 	static atomic_int once;
 	const struct fuse_custom_io io = { .read = io_read, .writev = io_writev };
 	const char *why = global_obstacle();
-	struct ucg_uring *u;
+	struct ucgfs_uring *u;
 	char msg[160];
 	int r;
 
@@ -649,7 +650,7 @@ int ucg_uring_new(struct fuse_session *se, const char *name, struct ucg_uring **
 	return 0;
 }
 
-int ucg_uring_loop(struct ucg_uring *u, struct fuse_session *se)
+int ucgfs_uring_loop(struct ucgfs_uring *u, struct fuse_session *se)
 {
 	int r;
 
@@ -662,7 +663,7 @@ int ucg_uring_loop(struct ucg_uring *u, struct fuse_session *se)
 	return r;
 }
 
-void ucg_uring_free(struct ucg_uring *u)
+void ucgfs_uring_free(struct ucgfs_uring *u)
 {
 	if (!u)
 		return;
@@ -670,7 +671,7 @@ void ucg_uring_free(struct ucg_uring *u)
 	free_uring(u);
 }
 
-int ucg_uring_active(struct ucg_uring *u)
+int ucgfs_uring_active(struct ucgfs_uring *u)
 {
 	int go;
 
@@ -682,4 +683,4 @@ int ucg_uring_active(struct ucg_uring *u)
 	return go && !atomic_load(&u->failed);
 }
 
-#endif /* UCG_HAVE_LIBURING */
+#endif /* UCGFS_HAVE_LIBURING */

@@ -6,37 +6,37 @@
  * that queue's thread, pinned to the same CPU, answers it with one io_uring_enter —
  * no wake-up of a thread on another CPU, no separate read and writev.
  *
- *   ucg_uring_new(se, name, &u)    after fuse_session_mount; NULL u: /dev/fuse only
- *   ucg_uring_loop(u, se)          instead of fuse_session_loop
- *   ucg_uring_free(u)              after the loop returned (or instead of it)
+ *   ucgfs_uring_new(se, name, &u)    after fuse_session_mount; NULL u: /dev/fuse only
+ *   ucgfs_uring_loop(u, se)          instead of fuse_session_loop
+ *   ucgfs_uring_free(u)              after the loop returned (or instead of it)
  *
  * Used when the kernel offers it; UCG_FUSE_URING=0 in the environment keeps /dev/fuse.
  * Whenever the rings are not used, one line on stderr says why. Handlers must reply
  * before they return (a reply sent later from another thread would go to /dev/fuse,
  * where the kernel does not know the request).
  */
-#ifndef UCG_FS_URING_H
-#define UCG_FS_URING_H
+#ifndef UCGFS_URING_H
+#define UCGFS_URING_H
 
 struct fuse_session;
-struct ucg_uring;
+struct ucgfs_uring;
 
 /* Prepares the rings of mounted session se (name is for log lines): per-CPU threads,
  * each with its io_uring, wait for INIT. 0, or -errno with *ret NULL and a line on
  * stderr saying why the session stays on /dev/fuse. */
-int ucg_uring_new(struct fuse_session *se, const char *name, struct ucg_uring **ret);
+int ucgfs_uring_new(struct fuse_session *se, const char *name, struct ucgfs_uring **ret);
 
 /* Runs se until its connection ends: libfuse's loop on /dev/fuse (INIT, FORGET,
  * INTERRUPT, anything before every queue has registered) and, with u, the rings on
  * their threads, which are joined before it returns. u NULL: fuse_session_loop. */
-int ucg_uring_loop(struct ucg_uring *u, struct fuse_session *se);
+int ucgfs_uring_loop(struct ucgfs_uring *u, struct fuse_session *se);
 
-void ucg_uring_free(struct ucg_uring *u);
+void ucgfs_uring_free(struct ucgfs_uring *u);
 
 /* Whether u's rings were registered with the kernel and no registration failed. */
-int ucg_uring_active(struct ucg_uring *u);
+int ucgfs_uring_active(struct ucgfs_uring *u);
 
 /* Requests answered through a ring, by every session of the process so far. */
-unsigned long long ucg_uring_requests_total(void);
+unsigned long long ucgfs_uring_requests_total(void);
 
 #endif

@@ -53,12 +53,12 @@ static int prov_fds(void *ctx, struct ucg_engine *eng, unsigned efd, unsigned cf
 {
 	static char buf[4096];
 
-	return ucg_fs_events_fds(getpid(), efd, cfd, find, NULL, buf, sizeof(buf), ret);
+	return ucgfs_events_fds(getpid(), efd, cfd, find, NULL, buf, sizeof(buf), ret);
 }
 
 static void prov_put(void *ctx, struct ucg_engine *eng, uint64_t handle)
 {
-	ucg_fs_events_put(handle);
+	ucgfs_events_put(handle);
 }
 
 static const struct ucg_provider_ops ops = { .event_fds = prov_fds, .event_put = prov_put };
@@ -100,7 +100,7 @@ static uint64_t ecount(int fd, int wait_ms)
 
 static void deliver(void)
 {
-	ucg_fs_events_deliver(e);
+	ucgfs_events_deliver(e);
 }
 
 /* The writes: %E an eventfd, %U memory.usage_in_bytes, %S memsw.usage_in_bytes, %O

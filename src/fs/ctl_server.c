@@ -1,0 +1,135 @@
+/* fs/ctl_server.c — the daemon's side of the control protocol (fs/ctl.h): the
+ * listening socket, and one request per connection, read, served and answered.
+ */
+#include "fs/daemon_impl.h"
+
+#include "base/buf.h"
+#include "engine/ucg.h"
+#include "fs/ctl.h"
+#include "fs/uring.h"
+#include "host/host.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+void ucgfs_ctl_handle(struct daemon *d, int fd)
+{
+	char req[16384], *argv[8], *p;
+	size_t len = 0;
+	struct ucg_buf out;
+	char head[32];
+	int argc = 0, r = -EINVAL;
+	struct timeval tv = { 2, 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	for (;;) {
+		ssize_t n = read(fd, req + len, sizeof(req) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == sizeof(req) - 1)
+			break;
+	}
+	req[len] = '\0';
+	for (p = req; p < req + len && argc < 8; p += strlen(p) + 1)
+		argv[argc++] = p;
+	ucg_buf_init(&out);
+	if (argc < 1)
+		goto reply;
+	if (!strcmp(argv[0], "ping")) {
+		r = (int)getpid();
+	} else if (!strcmp(argv[0], "mount") && argc == 4) {
+		r = ucgfs_mount(d, argv[1], argv[2], argv[3], &out);
+	} else if (!strcmp(argv[0], "remount") && argc == 3) {
+		r = ucgfs_remount(d, argv[1], argv[2], &out);
+	} else if (!strcmp(argv[0], "umount") && argc >= 2) {
+		r = ucgfs_umount(d, argv[1], argc > 2 ? atoi(argv[2]) : 0);
+	} else if (!strcmp(argv[0], "proc") && argc >= 2) {
+		pthread_mutex_lock(&d->lock);
+		ucgfs_drain(d);
+		r = ucg_proc_cgroup(d->e, atoi(argv[1]), argc > 2 ? atoi(argv[2]) : 0, &out);
+		ucgfs_unlock_checked(d);
+	} else if (!strcmp(argv[0], "cgroups")) {
+		pthread_mutex_lock(&d->lock);
+		r = ucg_proc_cgroups(d->e, &out);
+		pthread_mutex_unlock(&d->lock);
+	} else if (!strcmp(argv[0], "mounts")) {
+		ucgfs_list_mounts(d, &out);
+		r = 0;
+	} else if (!strcmp(argv[0], "stats")) {
+		struct ucg_host_stats s;
+		struct mnt *m;
+		int rings = 0;
+
+		pthread_mutex_lock(&d->lock);
+		for (m = d->mounts; m; m = m->next)
+			rings += ucgfs_uring_active(m->uring);
+		ucgfs_drain(d);
+		ucg_host_get_stats(d->host, &s);
+		ucg_buf_printf(&out, "forks %llu\nexits %llu\nevents %llu\nresyncs %llu\ntasks %zu\n",
+			       (unsigned long long)s.forks, (unsigned long long)s.exits,
+			       (unsigned long long)s.events, (unsigned long long)s.resyncs,
+			       ucg_task_count(d->e));
+		/* The FUSE transport: mounts served through io_uring, requests answered
+		 * through a ring. */
+		ucg_buf_printf(&out, "uring_mounts %d\nuring_requests %llu\n", rings,
+			       ucgfs_uring_requests_total());
+		/* How files are served: exact (direct_io) or cache (UCG_FUSE_CACHE=1). */
+		ucg_buf_printf(&out, "file_mode %s\n", d->cache ? "cache" : "exact");
+		ucgfs_unlock_checked(d);
+		r = 0;
+	} else if (!strcmp(argv[0], "stop")) {
+		d->stop = 1;
+		r = 0;
+	}
+reply:
+	snprintf(head, sizeof(head), "%d\n", r);
+	if (write(fd, head, strlen(head)) >= 0 && out.len)
+		if (write(fd, out.data, out.len) < 0) {
+			/* the client went away */
+		}
+	ucg_buf_fini(&out);
+}
+
+int ucgfs_ctl_listen(int *ret)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, r;
+
+	r = ucgfs_ctl_path(sa.sun_path, sizeof(sa.sun_path), "ctl.sock");
+	if (r < 0)
+		return r;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* One daemon per runtime directory: a live socket means one runs already. */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		close(fd);
+		return -EADDRINUSE;
+	}
+	close(fd);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(sa.sun_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	chmod(sa.sun_path, 0600);
+	*ret = fd;
+	return 0;
+}
