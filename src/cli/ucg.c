@@ -10,17 +10,25 @@ struct command {
 	const char *summary;
 };
 
+/* The daemon's commands need the FUSE filesystem; a ucg built without it
+ * (-Dfuse=disabled) keeps their names, with no run, to say they are not built in. */
+#ifdef UCG_HAVE_FUSE
+#define FS_CMD(fn) fn
+#else
+#define FS_CMD(fn) NULL
+#endif
+
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "run the seed's shell session against an in-memory engine" },
 	{ "tc", cmd_tc, "traffic control on a model instance (tc grammar)" },
-	{ "daemon", cmd_daemon, "daemon [--cache]: run the filesystem daemon in the foreground" },
-	{ "mount", cmd_mount, "mount [-o OPTIONS] NAME DIR: mount a hierarchy (FUSE)" },
-	{ "umount", cmd_umount, "umount DIR: unmount a hierarchy" },
-	{ "proc", cmd_proc, "proc PID: what /proc/PID/cgroup would show" },
-	{ "cgroups", cmd_cgroups, "what /proc/cgroups would show" },
-	{ "up", cmd_up, "up [ROOT]: mount the default layout (default /run/ucgroups/fs)" },
-	{ "down", cmd_down, "down [ROOT]: unmount what `up` mounted" },
-	{ "ctl", cmd_fsstat, "ctl stats|mounts|ping|stop: talk to the daemon" },
+	{ "daemon", FS_CMD(cmd_daemon), "daemon [--cache]: the filesystem daemon (foreground)" },
+	{ "mount", FS_CMD(cmd_mount), "mount [-o OPTIONS] NAME DIR: mount a hierarchy (FUSE)" },
+	{ "umount", FS_CMD(cmd_umount), "umount DIR: unmount a hierarchy" },
+	{ "proc", FS_CMD(cmd_proc), "proc PID: what /proc/PID/cgroup would show" },
+	{ "cgroups", FS_CMD(cmd_cgroups), "what /proc/cgroups would show" },
+	{ "up", FS_CMD(cmd_up), "up [ROOT]: mount the default layout (default /run/ucgroups/fs)" },
+	{ "down", FS_CMD(cmd_down), "down [ROOT]: unmount what `up` mounted" },
+	{ "ctl", FS_CMD(cmd_fsstat), "ctl stats|mounts|ping|stop: talk to the daemon" },
 	{ "ls", cmd_ls, "ls [DIR]: the cgroup trees under DIR with process counts" },
 	{ "sim", cmd_sim, "sim SCENARIO [--seed N] [--charging=D]: run the simulator" },
 };
@@ -31,7 +39,8 @@ static int usage(FILE *f)
 
 	fprintf(f, "usage: ucg COMMAND [ARGS...]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-10s %s%s\n", commands[i].name, commands[i].summary,
+			commands[i].run ? "" : " (not built in)");
 	return f == stderr ? 2 : 0;
 }
 
@@ -43,9 +52,16 @@ int main(int argc, char **argv)
 		return usage(stderr);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		return usage(stdout);
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			if (!commands[i].run) {
+				fprintf(stderr, "ucg: %s: not built in (built without libfuse)\n",
+					argv[1]);
+				return 2;
+			}
 			return commands[i].run(argc - 1, argv + 1);
+		}
+	}
 	fprintf(stderr, "ucg: unknown command '%s' (try 'ucg help')\n", argv[1]);
 	return 2;
 }
