@@ -20,11 +20,13 @@
 int connector_open(int *ret)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
-	struct {
-		struct nlmsghdr nh;
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) msg;
+	/* nlmsghdr, cn_msg, then the op as cn_msg's data: 40 bytes, no padding. */
+	union {
+		struct nlmsghdr nh; /* aligns the buffer */
+		char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op))];
+	} msg;
+	struct cn_msg *cn = NLMSG_DATA(&msg.nh);
+	enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
 	int fd, size = 64 << 20, r;
 	const char *env = getenv("UCG_HOST_RCVBUF"); /* tests: a tiny buffer forces losses */
 
@@ -39,14 +41,14 @@ int connector_open(int *ret)
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		goto fail;
 	memset(&msg, 0, sizeof(msg));
-	msg.nh.nlmsg_len = sizeof(msg);
+	msg.nh.nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
 	msg.nh.nlmsg_type = NLMSG_DONE;
 	msg.nh.nlmsg_pid = 0;
-	msg.cn.id.idx = CN_IDX_PROC;
-	msg.cn.id.val = CN_VAL_PROC;
-	msg.cn.len = sizeof(enum proc_cn_mcast_op);
-	msg.op = PROC_CN_MCAST_LISTEN;
-	if (send(fd, &msg, sizeof(msg), 0) < 0)
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
+	if (send(fd, &msg, msg.nh.nlmsg_len, 0) < 0)
 		goto fail;
 	*ret = fd;
 	return 0;
