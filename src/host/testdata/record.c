@@ -14,10 +14,11 @@
  * of the initial network namespace only). Built, not run by the tests: they read the
  * recorded files.
  */
+#include "host/host_impl.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <poll.h>
@@ -174,28 +175,6 @@ static void hex_line(FILE *f, const char *what, const void *buf, size_t n)
 	fputc('\n', f);
 }
 
-static int connector_open(void)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
-	struct {
-		struct nlmsghdr nh;
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) msg;
-	int fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
-
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -1;
-	memset(&msg, 0, sizeof(msg));
-	msg.nh.nlmsg_len = sizeof(msg);
-	msg.nh.nlmsg_type = NLMSG_DONE;
-	msg.cn.id.idx = CN_IDX_PROC;
-	msg.cn.id.val = CN_VAL_PROC;
-	msg.cn.len = sizeof(enum proc_cn_mcast_op);
-	msg.op = PROC_CN_MCAST_LISTEN;
-	return send(fd, &msg, sizeof(msg), 0) < 0 ? -1 : fd;
-}
-
 static void *thread_exit(void *arg)
 {
 	return arg;
@@ -208,11 +187,11 @@ static void record_netlink(void)
 	char buf[65536] __attribute__((aligned(8)));
 	FILE *cf;
 	char path[4096];
-	int cfd = connector_open();
+	int cfd = -1;
 	pid_t child;
 	int status;
 
-	if (cfd < 0) {
+	if (connector_open(&cfd) < 0) {
 		perror("connector");
 		exit(1);
 	}
