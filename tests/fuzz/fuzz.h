@@ -14,14 +14,14 @@ int ucg_fuzz_devices(const uint8_t *data, size_t size);
 int ucg_fuzz_mount_opts(const uint8_t *data, size_t size);
 int ucg_fuzz_core_files(const uint8_t *data, size_t size);
 int ucg_fuzz_scenario(const uint8_t *data, size_t size); /* sim: scenario parser + run */
-/* controllers (B): memory, hugetlb, blkio, devices files through the engine */
+/* memory, hugetlb, blkio, devices files through the engine */
 int ucg_fuzz_memory(const uint8_t *data, size_t size);
 int ucg_fuzz_event_control(const uint8_t *data, size_t size); /* cgroup.event_control */
 int ucg_fuzz_hugetlb(const uint8_t *data, size_t size);
 int ucg_fuzz_blkio(const uint8_t *data, size_t size);
 int ucg_fuzz_devctl(const uint8_t *data, size_t size);
 
-/* controllers (A) */
+/* cpuset, cpu, cpuacct, freezer, pids, net_cls, net_prio files */
 int ucg_fuzz_cpuset(const uint8_t *data, size_t size);
 int ucg_fuzz_cpu(const uint8_t *data, size_t size);
 int ucg_fuzz_cpuacct(const uint8_t *data, size_t size);

@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_ctl.h — the shared driver of the control-file fuzz targets:
- * controllers A (fuzz_cpuset.c, fuzz_cpu.c, fuzz_cpuacct.c, fuzz_freezer.c, fuzz_pids.c,
- * fuzz_net_cls.c, fuzz_net_prio.c) and B (fuzz_memory.c, fuzz_hugetlb.c, fuzz_blkio.c,
- * fuzz_devctl.c).
+ * fuzz_cpuset.c, fuzz_cpu.c, fuzz_cpuacct.c, fuzz_freezer.c, fuzz_pids.c,
+ * fuzz_net_cls.c, fuzz_net_prio.c, fuzz_memory.c, fuzz_hugetlb.c, fuzz_blkio.c and
+ * fuzz_devctl.c.
  *
  * An engine (nr_cpus / nr_mems from the spec, the engine's defaults where 0) mounts one
  * controller and makes /a and /a/b; the target's setup() prepares them before task 100

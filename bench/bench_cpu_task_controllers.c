@@ -1,5 +1,5 @@
-/* bench/bench_controllers_a.c — what controllers A cost (cpuset, cpu, cpuacct,
- * freezer, pids, net_cls, net_prio), beside the kernel.
+/* bench/bench_cpu_task_controllers.c — what the controllers of CPUs and tasks cost
+ * (cpuset, cpu, cpuacct, freezer, pids, net_cls, net_prio), beside the kernel.
  *
  * Prints one figure per line, "name value unit". Engine figures come from an
  * in-process engine; `kernel.` figures are measured in the same run in scratch children

@@ -1,5 +1,6 @@
-/* tests/kernel/diff_controllers_a.c — controllers A (cpuset, cpu, cpuacct, freezer,
- * pids, net_cls, net_prio, perf_event) against the kernel's own control files.
+/* tests/kernel/diff_cpu_task_controllers.c — the controllers of CPUs and tasks
+ * (cpuset, cpu, cpuacct, freezer, pids, net_cls, net_prio, perf_event) against the
+ * kernel's own control files.
  *
  * For each controller the same script runs on a scratch child of the kernel's
  * hierarchy and on an engine mounted with the same controller: writes (errno
@@ -762,7 +763,7 @@ int main(void)
 	int i;
 
 	if (!kdiff_have_v1(&why)) {
-		printf("SKIP kernel differential tests (controllers A): %s\n", why);
+		printf("SKIP kernel differential tests (cpu and task controllers): %s\n", why);
 		printf("RESULT passed=0 failed=0 skipped=7\n");
 		return 77;
 	}

@@ -1,4 +1,4 @@
-/* tests/kernel/diff_controllers_b.c — the memory, hugetlb, blkio and devices files of
+/* tests/kernel/diff_memory_io_controllers.c — the memory, hugetlb, blkio and devices files of
  * the engine against the kernel's own, write by write.
  *
  * For each controller a scratch child with a unique name is made on the host's
@@ -549,7 +549,7 @@ int main(void)
 	const char *why;
 
 	if (!kdiff_have_v1(&why)) {
-		printf("SKIP diff_controllers_b: %s\n", why);
+		printf("SKIP diff_memory_io_controllers: %s\n", why);
 		return 77;
 	}
 	snprintf(uniq, sizeof(uniq), "ucgdiffb%d", (int)getpid());

@@ -1,4 +1,4 @@
-/* bench/bench_controllers_b.c — what the memory, hugetlb, blkio and devices
+/* bench/bench_memory_io_controllers.c — what the memory, hugetlb, blkio and devices
  * controllers cost, beside the kernel where the kernel can be measured.
  *
  * Prints one figure per line, "name value unit". Engine figures come from an
@@ -244,7 +244,7 @@ static void kernel_write_pair(const char *name, const char *file, const char *a,
 	double t0 = bench_now_ns();
 
 	if (bench_write_str(file, a) < 0) {
-		fprintf(stderr, "bench_controllers_b: %s: %s\n", name, strerror(errno));
+		fprintf(stderr, "bench_memory_io_controllers: %s: %s\n", name, strerror(errno));
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -317,7 +317,7 @@ static void kernel_figures(void)
 	size_t k;
 
 	if (geteuid() != 0 || access("/sys/fs/cgroup/memory/tasks", F_OK) != 0) {
-		fprintf(stderr, "bench_controllers_b: kernel figures need root and cgroup v1; left out\n");
+		fprintf(stderr, "bench_memory_io_controllers: kernel figures need root and cgroup v1; left out\n");
 		return;
 	}
 	snprintf(uniq, sizeof(uniq), "ucgbenchb%d", (int)getpid());
