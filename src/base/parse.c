@@ -14,16 +14,6 @@ size_t ucg_text_len(const char *data, size_t len)
 	return nul ? (size_t)(nul - data) : len;
 }
 
-void ucg_strip(const char **s, size_t *len)
-{
-	while (*len && ucg_kisspace((unsigned char)**s)) {
-		(*s)++;
-		(*len)--;
-	}
-	while (*len && ucg_kisspace((unsigned char)(*s)[*len - 1]))
-		(*len)--;
-}
-
 static int digit_value(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -123,7 +113,7 @@ int ucg_parse_pid(const char *data, size_t len, int *ret)
 	int64_t v;
 
 	len = ucg_text_len(data, len);
-	ucg_strip(&s, &len);
+	ucg_kstrip(&s, &len);
 	if (!len)
 		return -EINVAL;
 	if (ucg_parse_s64(s, len, &v) < 0 || v < 0 || v > INT_MAX)

@@ -21,7 +21,5 @@ int ucg_parse_pid(const char *data, size_t len, int *ret);
 
 /* Length of data up to the first NUL or len. */
 size_t ucg_text_len(const char *data, size_t len);
-/* Trims the kernel's space bytes (kctype.h: C's isspace plus 0xA0) from both ends of [*s, *s + *len). */
-void ucg_strip(const char **s, size_t *len);
 
 #endif

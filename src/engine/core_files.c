@@ -10,6 +10,7 @@
 #include "engine/hierarchy.h"
 #include "engine/task.h"
 #include "base/alloc.h"
+#include "base/kctype.h"
 #include "base/parse.h"
 
 #include <errno.h>
@@ -71,7 +72,7 @@ static int agent_write(struct ucg_of *of, const char *buf, size_t len)
 	 * file mode says. */
 	if (!(of->cred.caps & UCG_CAP_SYS_ADMIN))
 		return -EPERM;
-	ucg_strip(&buf, &len);
+	ucg_kstrip(&buf, &len);
 	v = ucg_strndup(buf, len);
 	if (!v)
 		return -ENOMEM;
