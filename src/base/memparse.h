@@ -23,6 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Page size of the reference machine: the memory counters count 4 KiB pages, and a
+ * control-file write is at most one page. */
+#define UCG_PAGE_SIZE 4096u
+
 /* What "-1" parses to. The literal 18446744073709551615 gives the same bytes; both
  * clamp to a counter's maximum in ucg_mem_to_units(), so 6.18 cannot tell them apart.
  * A caller that must (3.16 rounded the literal up to 0) asks for ret_unlimited. */

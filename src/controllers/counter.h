@@ -14,10 +14,10 @@
 #ifndef UCG_CONTROLLERS_COUNTER_H
 #define UCG_CONTROLLERS_COUNTER_H
 
+#include "base/memparse.h" /* UCG_PAGE_SIZE */
+
 #include <stdint.h>
 
-/* Page size of the reference machine: the memory counters count 4 KiB pages. */
-#define UCG_PAGE_SIZE 4096u
 /* The kernel's PAGE_COUNTER_MAX, LONG_MAX / PAGE_SIZE: the largest limit a memory
  * counter can hold, and its "unlimited". Times UCG_PAGE_SIZE it is MEMMAX. */
 #define UCG_PAGE_COUNTER_MAX ((uint64_t)INT64_MAX / UCG_PAGE_SIZE)

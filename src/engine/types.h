@@ -25,7 +25,6 @@
 
 /* Live hierarchies at once (each takes a slot); the kernel has no fixed limit. */
 #define UCG_MAX_HIERARCHIES 64
-#define UCG_PAGE_SIZE 4096u /* same spelling as controllers/counter.h, which defines it too */
 #define UCG_PATH_MAX 4096
 #define UCG_NAME_MAX 63 /* hierarchy names */
 
