@@ -217,11 +217,16 @@ int cmd_daemon(int argc, char **argv)
 
 	/* --cache: files served from the kernel's cache (fs/ll_ops.c), as UCG_FUSE_CACHE=1
 	 * does; and a release agent or anything else it runs sees the same setting. */
-	if (argc == 2 && !strcmp(argv[1], "--cache")) {
-		setenv("UCG_FUSE_CACHE", "1", 1);
-	} else if (argc > 1) {
-		fprintf(stderr, "usage: ucg daemon [--cache]\n");
-		return 2;
+	/* --no-enforce: policy only, nothing through cgroup v2 (fs/kenforce.h) */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cache")) {
+			setenv("UCG_FUSE_CACHE", "1", 1);
+		} else if (!strcmp(argv[i], "--no-enforce")) {
+			setenv("UCG_ENFORCE", "0", 1);
+		} else {
+			fprintf(stderr, "usage: ucg daemon [--cache] [--no-enforce]\n");
+			return 2;
+		}
 	}
 	r = ucgfs_daemon_run(-1);
 	if (r < 0) {

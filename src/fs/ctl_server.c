@@ -6,6 +6,7 @@
 #include "base/buf.h"
 #include "engine/ucg.h"
 #include "fs/ctl.h"
+#include "fs/kenforce.h"
 #include "fs/uring.h"
 #include "host/host.h"
 
@@ -88,6 +89,7 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 			       ucgfs_uring_requests_total());
 		/* How files are served: exact (direct_io) or cache (UCG_FUSE_CACHE=1). */
 		ucg_buf_printf(&out, "file_mode %s\n", d->cache ? "cache" : "exact");
+		ucgfs_kenforce_stats(d->kenforce, &out);
 		ucgfs_unlock_checked(d);
 		r = 0;
 	} else if (!strcmp(argv[0], "stop")) {

@@ -17,6 +17,7 @@
 #include "fs/daemon_impl.h"
 #include "fs/events.h"
 #include "fs/state.h"
+#include "fs/kenforce.h"
 #include "host/enforce.h"
 #include "host/host.h"
 
@@ -123,6 +124,7 @@ int ucgfs_daemon_run(int ready_fd)
 	r = ucgfs_ctl_listen(&d.listen_fd);
 	if (r < 0)
 		goto out;
+	d.kenforce = ucgfs_kenforce_start(d.e); /* after the socket: one daemon per dir */
 	fprintf(stderr, "ucg: files served %s\n",
 		d.cache ? "from the kernel's cache (UCG_FUSE_CACHE=1: reads overlapping a change may "
 			  "be stale, cut or padded)"
@@ -130,6 +132,7 @@ int ucgfs_daemon_run(int ready_fd)
 	d.restoring = 1;
 	ucgfs_state_restore(d.e, restore_mount, &d, &d.lock);
 	pthread_mutex_lock(&d.lock);
+	ucgfs_kenforce_restore(d.kenforce); /* processes forked while no daemon ran */
 	d.restoring = 0;
 	d.dirty = 1;
 	pthread_mutex_unlock(&d.lock);
@@ -189,7 +192,7 @@ int ucgfs_daemon_run(int ready_fd)
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		pthread_mutex_lock(&d.lock);
-		freezing = ucg_enforce_poll(d.enforce, d.e);
+		freezing = ucg_enforce_poll(d.enforce, d.e) | ucgfs_kenforce_poll(d.kenforce);
 		d.content_dirty = 1; /* freezer states confirmed, tasks found continued */
 		ucgfs_unlock_checked(&d);
 		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_cpu_ms) {
@@ -226,6 +229,7 @@ out:
 			unlink(path);
 		close(d.listen_fd);
 	}
+	ucgfs_kenforce_stop(d.kenforce);
 	if (d.e)
 		ucg_engine_free(d.e);
 	ucg_host_free(d.host);

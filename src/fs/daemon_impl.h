@@ -96,6 +96,7 @@ struct daemon {
 	struct ucg_engine *e;
 	struct ucg_host *host;
 	struct ucg_enforce *enforce;
+	struct ucgfs_kenforce *kenforce; /* through cgroup v2 (fs/kenforce.h) */
 	struct mnt *mounts;
 	int listen_fd, sig_fd, wake_fd;
 	int stop;

@@ -4,6 +4,7 @@
  * credentials.
  */
 #include "fs/daemon_impl.h"
+#include "fs/kenforce.h"
 
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -33,6 +34,8 @@ static void ll_open_cached(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 struct fh {
 	struct ucg_file *f;
 	struct ucg_stat st;
+	struct ucg_buf v2; /* the content from the kernel's v2 files (fs/kenforce.h) */
+	int from_v2;
 };
 
 static struct fh *fh_of(const struct fuse_file_info *fi)
@@ -76,6 +79,9 @@ static void ll_open_exact(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 		r = ucg_fs_open(d->e, m->h, path.data, flags, cred, &h->f);
 	if (r == 0 && ucg_fs_getattr(d->e, m->h, path.data, &root, &h->st) < 0)
 		memset(&h->st, 0, sizeof(h->st));
+	ucg_buf_init(&h->v2);
+	if (r == 0 && (flags & O_ACCMODE) == O_RDONLY)
+		h->from_v2 = ucgfs_kenforce_show(d->kenforce, m->h, path.data, &h->v2) == 0;
 	ucgfs_unlock_checked(d);
 	ucg_buf_fini(&path);
 	if (r < 0) {
@@ -92,6 +98,7 @@ static void ll_open_exact(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 		pthread_mutex_lock(&d->lock);
 		ucg_fs_release(h->f);
 		pthread_mutex_unlock(&d->lock);
+		ucg_buf_fini(&h->v2);
 		ucg_free(h);
 	}
 }
@@ -101,8 +108,18 @@ static void ll_read_exact(fuse_req_t req, struct mnt *m, size_t size, off_t off,
 {
 	struct ucg_file *f = fh_of(fi)->f;
 	char stack[4096], *buf = size <= sizeof(stack) ? stack : malloc(size);
+	struct fh *h = fh_of(fi);
 	ssize_t n;
 
+	if (h->from_v2) { /* taken at open from the kernel */
+		size_t at = (size_t)off < h->v2.len ? (size_t)off : h->v2.len;
+
+		fuse_reply_buf(req, h->v2.data ? h->v2.data + at : "",
+			       h->v2.len - at < size ? h->v2.len - at : size);
+		if (buf != stack)
+			free(buf);
+		return;
+	}
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -146,6 +163,7 @@ void ucgfs_ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		pthread_mutex_lock(&m->d->lock);
 		ucg_fs_release(h->f);
 		pthread_mutex_unlock(&m->d->lock);
+		ucg_buf_fini(&h->v2);
 		ucg_free(h);
 	}
 	fuse_reply_err(req, 0);

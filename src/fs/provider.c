@@ -7,6 +7,7 @@
 
 #include "engine/ucg.h"
 #include "fs/events.h"
+#include "fs/kenforce.h"
 #include "host/enforce.h"
 #include "host/host.h"
 
@@ -51,7 +52,8 @@ static void prov_freeze_task(void *ctx, struct ucg_engine *e, int tid, int freez
 {
 	struct daemon *d = ctx;
 
-	ucg_enforce_freeze(d->enforce, e, tid, freeze);
+	if (ucgfs_kenforce_freeze(d->kenforce, tid, freeze) < 0) /* not through v2 */
+		ucg_enforce_freeze(d->enforce, e, tid, freeze);
 	prov_release_queued(ctx, e); /* wake the main loop: it confirms the stop */
 }
 
