@@ -53,7 +53,8 @@ static void home_cgroup(char *out, size_t size)
 	while (mnt[0] && f && fgets(buf, sizeof(buf), f))
 		if (!strncmp(buf, "0::", 3)) {
 			buf[strcspn(buf, "\n")] = '\0';
-			snprintf(out, size, "%s%s/cgroup.procs", mnt, strcmp(buf + 3, "/") ? buf + 3 : "");
+			snprintf(out, size, "%s%s/cgroup.procs", mnt,
+				 strcmp(buf + 3, "/") ? buf + 3 : "");
 		}
 	if (f)
 		fclose(f);
@@ -173,7 +174,8 @@ int main(int argc, char **argv)
 			struct ucg_task_info ti = { .tid = getpid(), .tgid = getpid() };
 
 			ucg_task_add(e, &ti);
-			ucg_cgv2_attach(b, "/a/.ucg", getpid()); /* the observer skips the daemon's own pid */
+			ucg_cgv2_attach(b, "/a/.ucg",
+					getpid()); /* the observer skips the daemon's own pid */
 		} else {
 			ucg_cgv2_attach(b, "/.ucg", getpid());
 		}

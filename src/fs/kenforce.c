@@ -11,9 +11,9 @@
 #include <string.h>
 
 struct ucgfs_kenforce {
-	struct ucg_cgv2 *b;   /* NULL: policy only */
+	struct ucg_cgv2 *b; /* NULL: policy only */
 	struct ucg_v2obs *o;
-	char why[384];        /* why policy only */
+	char why[384]; /* why policy only */
 };
 
 static void log_line(void *ctx, const char *line)

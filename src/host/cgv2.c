@@ -20,15 +20,15 @@
 #include <unistd.h>
 
 const char *const ucg_v2_ctrl_name[UCG_V2_NR_CTRL] = {
-	[UCG_V2_MEMORY] = "memory", [UCG_V2_PIDS] = "pids",       [UCG_V2_IO] = "io",
+	[UCG_V2_MEMORY] = "memory", [UCG_V2_PIDS] = "pids",     [UCG_V2_IO] = "io",
 	[UCG_V2_CPU] = "cpu",       [UCG_V2_CPUSET] = "cpuset", [UCG_V2_HUGETLB] = "hugetlb",
 };
 
 struct ucg_cgv2 {
-	char root[PATH_MAX];   /* the subtree, absolute */
-	char mount[PATH_MAX];  /* the cgroup2 mount point */
-	unsigned ctrl;         /* controllers enabled for the subtree's children */
-	int made_root;         /* the subtree was made by us (removed at close) */
+	char root[PATH_MAX];  /* the subtree, absolute */
+	char mount[PATH_MAX]; /* the cgroup2 mount point */
+	unsigned ctrl;        /* controllers enabled for the subtree's children */
+	int made_root;        /* the subtree was made by us (removed at close) */
 	char describe[256];
 };
 
@@ -102,7 +102,8 @@ static int own_cgroup(char *out, size_t size)
 		if (!strncmp(p, "0::", 3)) {
 			char *nl = strchr(p, '\n');
 
-			snprintf(out, size, "%.*s", (int)(nl ? nl - p - 3 : (long)strlen(p + 3)), p + 3);
+			snprintf(out, size, "%.*s", (int)(nl ? nl - p - 3 : (long)strlen(p + 3)),
+				 p + 3);
 			return 0;
 		}
 	}
@@ -141,7 +142,8 @@ static unsigned enable_in(const char *dir, unsigned want, int *err)
 		if (!(want & (1u << i)))
 			continue;
 		for (p = have; (p = strstr(p, name)); p += len)
-			if ((p == have || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\n' || !p[len]))
+			if ((p == have || p[-1] == ' ') &&
+			    (p[len] == ' ' || p[len] == '\n' || !p[len]))
 				offered = 1;
 		if (!offered)
 			continue;
@@ -324,8 +326,7 @@ static int scan_dir(struct ucg_cgv2 *b, char *rel, size_t size,
 	return count;
 }
 
-int ucg_cgv2_scan(struct ucg_cgv2 *b, void (*fn)(void *ctx, const char *rel, pid_t pid),
-		  void *ctx)
+int ucg_cgv2_scan(struct ucg_cgv2 *b, void (*fn)(void *ctx, const char *rel, pid_t pid), void *ctx)
 {
 	char rel[PATH_MAX] = "";
 
@@ -391,12 +392,13 @@ static void describe(struct ucg_cgv2 *b, const char *parent, int refused)
 	if (!b->ctrl) {
 		char path[PATH_MAX];
 
-		if (snprintf(path, sizeof(path), "%s/cgroup.controllers", parent) < (int)sizeof(path))
+		if (snprintf(path, sizeof(path), "%s/cgroup.controllers", parent) <
+		    (int)sizeof(path))
 			read_text(path, have, sizeof(have));
 		have[strcspn(have, "\n")] = '\0';
 		snprintf(b->describe + n, sizeof(b->describe) - n,
-			 " none (%.120s offers \"%.60s\"%s%.40s); membership and freezing only", parent,
-			 have, refused ? ", enabling refused: " : "",
+			 " none (%.120s offers \"%.60s\"%s%.40s); membership and freezing only",
+			 parent, have, refused ? ", enabling refused: " : "",
 			 refused ? strerror(-refused) : "");
 	}
 }
@@ -418,7 +420,8 @@ int ucg_cgv2_open(const char *root, struct ucg_cgv2 **ret, char *why, size_t why
 	if (root && root[0] == '/' && !strncmp(root, b->mount, strlen(b->mount))) {
 		snprintf(b->root, sizeof(b->root), "%s", root);
 	} else if (root && root[0]) {
-		snprintf(b->root, sizeof(b->root), "%s/%s", b->mount, root[0] == '/' ? root + 1 : root);
+		snprintf(b->root, sizeof(b->root), "%s/%s", b->mount,
+			 root[0] == '/' ? root + 1 : root);
 	} else {
 		e = own_cgroup(own, sizeof(own));
 		if (e < 0) {
@@ -471,8 +474,8 @@ fail:
 	return e;
 }
 
-int ucg_cgv2_leaf_path(const char *const *names, const char *const *paths, size_t n,
-		       char *out, size_t outsz)
+int ucg_cgv2_leaf_path(const char *const *names, const char *const *paths, size_t n, char *out,
+		       size_t outsz)
 {
 	const char *outer = NULL;
 	size_t i, len = 0;
@@ -482,12 +485,12 @@ int ucg_cgv2_leaf_path(const char *const *names, const char *const *paths, size_
 		outer = paths[i];
 	if (!outer)
 		outer = "/";
-#define PUT(...)                                                                       \
-	do {                                                                           \
-		w = snprintf(out + len, outsz - len, __VA_ARGS__);                     \
-		if (w < 0 || (size_t)w >= outsz - len)                                 \
-			return -ENAMETOOLONG;                                          \
-		len += (size_t)w;                                                      \
+#define PUT(...)                                                                                   \
+	do {                                                                                       \
+		w = snprintf(out + len, outsz - len, __VA_ARGS__);                                 \
+		if (w < 0 || (size_t)w >= outsz - len)                                             \
+			return -ENAMETOOLONG;                                                      \
+		len += (size_t)w;                                                                  \
 	} while (0)
 	if (strcmp(outer, "/"))
 		PUT("%s", outer);

@@ -66,8 +66,8 @@ const char *ucg_cgv2_describe(const struct ucg_cgv2 *b);
 /* The leaf (relative to the subtree, "/a/.ucg") for a process whose v1 path in the
  * n hierarchies named names[] (priority order) is paths[i]; a NULL path: that
  * hierarchy is not enforced. Pure. Returns the length, or -ENAMETOOLONG. */
-int ucg_cgv2_leaf_path(const char *const *names, const char *const *paths, size_t n,
-		       char *out, size_t outsz);
+int ucg_cgv2_leaf_path(const char *const *names, const char *const *paths, size_t n, char *out,
+		       size_t outsz);
 
 /* Makes rel (and its parents), enabling the controllers in every directory on the
  * way that is not a leaf. 0 or -errno. */
@@ -86,7 +86,6 @@ int ucg_cgv2_remove(struct ucg_cgv2 *b, const char *rel);
 int ucg_cgv2_freeze(struct ucg_cgv2 *b, const char *rel, int freeze);
 /* Calls fn(ctx, rel, pid) for every process in every leaf of the subtree (after a
  * restart, to rebuild membership). Returns the number of processes or -errno. */
-int ucg_cgv2_scan(struct ucg_cgv2 *b, void (*fn)(void *ctx, const char *rel, pid_t pid),
-		  void *ctx);
+int ucg_cgv2_scan(struct ucg_cgv2 *b, void (*fn)(void *ctx, const char *rel, pid_t pid), void *ctx);
 
 #endif

@@ -68,8 +68,7 @@ static int open_scratch(void)
 
 	if (geteuid() != 0)
 		return -EPERM;
-	snprintf(scratch, sizeof(scratch), "/sys/fs/cgroup/unified/ucgtest-cgv2-%d",
-		 (int)getpid());
+	snprintf(scratch, sizeof(scratch), "/sys/fs/cgroup/unified/ucgtest-cgv2-%d", (int)getpid());
 	if (access("/sys/fs/cgroup/unified/cgroup.procs", W_OK) != 0) {
 		snprintf(scratch, sizeof(scratch), "ucgtest-cgv2-%d", (int)getpid());
 	}

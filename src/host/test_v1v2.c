@@ -23,7 +23,7 @@ static void test_cpu_weight_curve(void)
 	T_EQ_INT(ucg_v1v2_cpu_weight(2), 1);
 	T_EQ_INT(ucg_v1v2_cpu_weight(1024), 100);
 	T_EQ_INT(ucg_v1v2_cpu_weight(262144), 10000);
-	T_EQ_INT(ucg_v1v2_cpu_weight(512), 59);  /* l=9: 10^(1206/612 - 7/34) = 58.2 */
+	T_EQ_INT(ucg_v1v2_cpu_weight(512), 59);   /* l=9: 10^(1206/612 - 7/34) = 58.2 */
 	T_EQ_INT(ucg_v1v2_cpu_weight(2048), 174); /* l=11: 10^(1496/612 - 7/34) = 173.2 */
 	/* monotonic over the whole v1 range */
 	for (uint64_t s = 3, prev = 1; s < 262144; s += 97) {
@@ -174,28 +174,44 @@ static const char *show(const char *v1file)
 }
 
 static const char *const leaf_a[] = {
-	"memory.current", "8192\n",
-	"memory.peak", "65536\n",
-	"memory.max", "33554432\n",
-	"memory.swap.current", "4096\n",
-	"memory.swap.max", "16777216\n",
-	"memory.events", "low 0\nhigh 0\nmax 7\noom 2\noom_kill 1\noom_group_kill 0\n",
-	"memory.swap.events", "high 0\nmax 3\nfail 0\n",
-	"memory.stat", "anon 4096\nfile 8192\nkernel 0\nshmem 0\nfile_mapped 4096\n"
-		       "file_dirty 0\nfile_writeback 0\nswapcached 0\nanon_thp 0\n"
-		       "inactive_anon 4096\nactive_anon 0\ninactive_file 8192\nactive_file 0\n"
-		       "unevictable 0\nworkingset_refault_anon 1\nworkingset_refault_file 2\n"
-		       "pgfault 55\npgmajfault 1\n",
-	"cpu.stat", "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n"
-		    "nr_periods 10\nnr_throttled 4\nthrottled_usec 1500\nnr_bursts 0\nburst_usec 0\n",
-	"io.stat", "8:0 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n"
-		   "253:1 rbytes=1 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n",
-	"pids.current", "3\n",
-	"pids.events", "max 2\n",
-	"cgroup.freeze", "1\n",
-	"cgroup.events", "populated 1\nfrozen 0\n",
-	"hugetlb.2MB.current", "2097152\n",
-	"hugetlb.2MB.events", "max 5\n",
+	"memory.current",
+	"8192\n",
+	"memory.peak",
+	"65536\n",
+	"memory.max",
+	"33554432\n",
+	"memory.swap.current",
+	"4096\n",
+	"memory.swap.max",
+	"16777216\n",
+	"memory.events",
+	"low 0\nhigh 0\nmax 7\noom 2\noom_kill 1\noom_group_kill 0\n",
+	"memory.swap.events",
+	"high 0\nmax 3\nfail 0\n",
+	"memory.stat",
+	"anon 4096\nfile 8192\nkernel 0\nshmem 0\nfile_mapped 4096\n"
+	"file_dirty 0\nfile_writeback 0\nswapcached 0\nanon_thp 0\n"
+	"inactive_anon 4096\nactive_anon 0\ninactive_file 8192\nactive_file 0\n"
+	"unevictable 0\nworkingset_refault_anon 1\nworkingset_refault_file 2\n"
+	"pgfault 55\npgmajfault 1\n",
+	"cpu.stat",
+	"usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n"
+	"nr_periods 10\nnr_throttled 4\nthrottled_usec 1500\nnr_bursts 0\nburst_usec 0\n",
+	"io.stat",
+	"8:0 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n"
+	"253:1 rbytes=1 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n",
+	"pids.current",
+	"3\n",
+	"pids.events",
+	"max 2\n",
+	"cgroup.freeze",
+	"1\n",
+	"cgroup.events",
+	"populated 1\nfrozen 0\n",
+	"hugetlb.2MB.current",
+	"2097152\n",
+	"hugetlb.2MB.events",
+	"max 5\n",
 	NULL,
 };
 
@@ -248,10 +264,14 @@ static void test_stat_cpu_io_misc(void)
 
 static const char *const leaf_hybrid[] = {
 	/* a hybrid host's v2 leaf: no controllers, cpu.stat has the usage only */
-	"cpu.stat", "usage_usec 10\nuser_usec 7\nsystem_usec 3\n",
-	"cgroup.freeze", "1\n",
-	"cgroup.events", "populated 1\nfrozen 1\n",
-	"memory.events", "max x\n",
+	"cpu.stat",
+	"usage_usec 10\nuser_usec 7\nsystem_usec 3\n",
+	"cgroup.freeze",
+	"1\n",
+	"cgroup.events",
+	"populated 1\nfrozen 1\n",
+	"memory.events",
+	"max x\n",
 	NULL,
 };
 

@@ -112,7 +112,7 @@ static void test_observer_native(void)
 		T_EQ_INT(ucg_v2obs_show(obs, fz, "/a/cpuacct.usage", &u), 0);
 		T_CHECK(u.data && sscanf(u.data, "%llu", &ns) == 1 && ns > 1000000);
 		ucg_buf_reset(&u);
-		T_EQ_INT(ucg_v2obs_show(obs, fz, "/cpuacct.usage", &u), -ENOENT);   /* root */
+		T_EQ_INT(ucg_v2obs_show(obs, fz, "/cpuacct.usage", &u), -ENOENT);    /* root */
 		T_EQ_INT(ucg_v2obs_show(obs, pids, "/p/pids.current", &u), -ENOENT); /* not outer */
 		T_EQ_INT(ucg_v2obs_show(obs, fz, "/a/memory.failcnt", &u), -ENOENT); /* not bound */
 		ucg_buf_fini(&u);

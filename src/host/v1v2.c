@@ -178,8 +178,8 @@ static void set_cpu_max(struct ucg_v2_set *s, const struct ucg_v1v2_state *st)
 			 (unsigned long long)st->cfs_period_us);
 }
 
-static int translate_cpu(struct ucg_v1v2_state *st, const char *file, const char *buf,
-			 size_t len, struct ucg_v2_set *out)
+static int translate_cpu(struct ucg_v1v2_state *st, const char *file, const char *buf, size_t len,
+			 struct ucg_v2_set *out)
 {
 	uint64_t v;
 	int64_t q;
@@ -318,8 +318,8 @@ static int translate_hugetlb(const char *file, const char *buf, size_t len, stru
 	return 1;
 }
 
-int ucg_v1v2_translate(struct ucg_v1v2_state *st, const char *file, const char *buf,
-		       size_t len, struct ucg_v2_set *out)
+int ucg_v1v2_translate(struct ucg_v1v2_state *st, const char *file, const char *buf, size_t len,
+		       struct ucg_v2_set *out)
 {
 	struct ucg_v1v2_state trial = *st;
 	struct ucg_v2_set tmp[UCG_V2_SET_MAX];

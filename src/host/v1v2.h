@@ -69,8 +69,8 @@ void ucg_v1v2_state_init(struct ucg_v1v2_state *st);
  * returns n (0 < n <= UCG_V2_SET_MAX), updating *st; -ENOENT when the file has no v2
  * counterpart (policy only); -EINVAL when the text does not parse (the engine should
  * have refused it). On error nothing is written. */
-int ucg_v1v2_translate(struct ucg_v1v2_state *st, const char *file, const char *buf,
-		       size_t len, struct ucg_v2_set *out);
+int ucg_v1v2_translate(struct ucg_v1v2_state *st, const char *file, const char *buf, size_t len,
+		       struct ucg_v2_set *out);
 
 /* cpu.shares -> cpu.weight (runc's curve above); 0 stays 0 (unset). */
 uint64_t ucg_v1v2_cpu_weight(uint64_t shares);

@@ -234,7 +234,8 @@ static int can_write(void *ctx, struct ucg_cgroup *cg, const char *file, const c
 
 		if (c >= 0 && !(ucg_cgv2_controllers(o->b) & (1u << c))) {
 			if (!(o->logged_missing & (1u << c)))
-				logf_(o, "enforce: no v2 %s controller here: %s stays policy only%s",
+				logf_(o,
+				      "enforce: no v2 %s controller here: %s stays policy only%s",
 				      ucg_v2_ctrl_name[c], file, 0);
 			o->logged_missing |= 1u << c;
 			o->skipped++;
@@ -247,8 +248,8 @@ static int can_write(void *ctx, struct ucg_cgroup *cg, const char *file, const c
 			continue;
 		if (e < 0) {
 			o->refusals++;
-			logf_(o, "enforce: %s refused by the kernel (%s%s)", set[i].file, set[i].value,
-			      0);
+			logf_(o, "enforce: %s refused by the kernel (%s%s)", set[i].file,
+			      set[i].value, 0);
 			return e;
 		}
 		o->writes++;
@@ -528,7 +529,7 @@ int ucg_v2obs_show(struct ucg_v2obs *o, struct ucg_hierarchy *h, const char *pat
 		const char *prefix;
 		int ss;
 	} owner[] = {
-		{ "memory.", UCG_SS_memory }, { "pids.", UCG_SS_pids },
+		{ "memory.", UCG_SS_memory },   { "pids.", UCG_SS_pids },
 		{ "cpuacct.", UCG_SS_cpuacct }, { "cpu.", UCG_SS_cpu },
 		{ "blkio.", UCG_SS_blkio },     { "hugetlb.", UCG_SS_hugetlb },
 		{ "cpuset.", UCG_SS_cpuset },
@@ -564,7 +565,8 @@ int ucg_v2obs_show(struct ucg_v2obs *o, struct ucg_hierarchy *h, const char *pat
 void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out)
 {
 	ucg_buf_printf(out, "enforce %s\n", ucg_cgv2_describe(o->b));
-	ucg_buf_printf(out, "enforce_attaches %lu writes %lu refusals %lu policy_only %lu "
-		       "restored %lu\n", o->attaches, o->writes, o->refusals, o->skipped,
-		       o->restored);
+	ucg_buf_printf(out,
+		       "enforce_attaches %lu writes %lu refusals %lu policy_only %lu "
+		       "restored %lu\n",
+		       o->attaches, o->writes, o->refusals, o->skipped, o->restored);
 }

@@ -233,8 +233,10 @@ static int show_cpu(struct reader *r, const char *f, struct ucg_buf *out)
 			return -ENOENT;
 		ucg_v2_keyed(r->b.data, "nr_throttled", &b);
 		ucg_v2_keyed(r->b.data, "throttled_usec", &c);
-		ucg_buf_printf(out, "nr_periods %" PRIu64 "\nnr_throttled %" PRIu64
-			       "\nthrottled_time %" PRIu64 "\n", a, b, c * 1000);
+		ucg_buf_printf(out,
+			       "nr_periods %" PRIu64 "\nnr_throttled %" PRIu64
+			       "\nthrottled_time %" PRIu64 "\n",
+			       a, b, c * 1000);
 		if (ucg_v2_keyed(r->b.data, "nr_bursts", &a) == 0 &&
 		    ucg_v2_keyed(r->b.data, "burst_usec", &b) == 0)
 			ucg_buf_printf(out, "nr_bursts %" PRIu64 "\nburst_time %" PRIu64 "\n", a,
@@ -248,7 +250,7 @@ static int show_cpu(struct reader *r, const char *f, struct ucg_buf *out)
 static int show_io(struct reader *r, int bytes, struct ucg_buf *out)
 {
 	const char *p, *rk = bytes ? "rbytes=" : "rios=", *wk = bytes ? "wbytes=" : "wios=",
-			  *dk = bytes ? "dbytes=" : "dios=";
+		       *dk = bytes ? "dbytes=" : "dios=";
 	uint64_t total = 0;
 	int e = get(r, "io.stat");
 
