@@ -127,6 +127,8 @@ static void record_proc(void)
 
 		for (unsigned long i = 0; i < 400000000ul; i++)
 			spin += i;
+		if (spin == 1) /* never: keeps the loop */
+			_exit(2);
 		if (read(go[0], &c, 1) < 0)
 			_exit(1);
 		_exit(0);
@@ -206,6 +208,8 @@ static void record_netlink(void)
 			_exit(1);
 		for (unsigned long i = 0; i < 50000000ul; i++)
 			spin += i;
+		if (spin == 1) /* never: keeps the loop */
+			_exit(2);
 		execl("/bin/true", "true", (char *)NULL);
 		_exit(1);
 	}
