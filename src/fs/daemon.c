@@ -118,6 +118,10 @@ int ucgfs_daemon_run(int ready_fd)
 	r = ucg_engine_new(&cfg, &d.e);
 	if (r < 0)
 		goto out;
+	/* Before the tree is populated: every change after this is heard (fs/observer.c). */
+	r = ucg_observer_add(d.e, &ucgfs_observer_ops, &d);
+	if (r < 0)
+		goto out;
 	r = ucg_host_populate(d.host, d.e);
 	if (r < 0)
 		goto out;

@@ -13,6 +13,7 @@
  *   ll_io.c           open, read, write and release of files, in exact or cache mode
  *   ll_dir.c          opendir, readdir, releasedir
  *   notify.c          telling other mounts' kernels of changes: notes, notifier threads
+ *   observer.c        what the engine reports: state and content out of date, notes
  *   cached_content.c  cache mode: what each kernel was told of files, checked after
  *                     every change
  *   provider.c        the engine's provider callbacks: host events, enforcement, events
@@ -106,6 +107,11 @@ struct daemon {
 	pid_t writer; /* the process of the write being served (cgroup.event_control) */
 	int content_dirty; /* the engine may show other file content: check the mounts */
 	int cache; /* cache mode: file content kept by the kernel (fs/ll_ops.c) */
+	/* The request whose engine calls are running (ucgfs_begin_notes to
+	 * ucgfs_end_notes): the engine's observer sends its notes to the other mounts
+	 * and into its batch. NULL: the change is nobody's, every mount is told. */
+	struct mnt *origin;
+	struct batch *batch;
 };
 
 /* The credentials of a request's caller (ucgfs_get_caller fills it). */
@@ -124,11 +130,6 @@ struct file_view {
 static inline struct mnt *req_mnt(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
-}
-
-static inline void mark_dirty(struct daemon *d)
-{
-	d->dirty = 1;
 }
 
 /* Search permission for everyone: owner, group and others all have x. */
@@ -178,21 +179,24 @@ void ucgfs_ll_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 
 /* ---- notify.c: telling other mounts (under d->lock unless said) -------------------- */
 
-/* A batch for the notes of one request on m, or NULL when there is nobody to tell. */
+/* The engine changes made from now until ucgfs_end_notes are the request's on m: their
+ * notes skip m and join the batch returned (NULL when there is nobody to tell). */
 struct batch *ucgfs_begin_notes(struct mnt *m);
-/* Queues a note for every other live mount of m's hierarchy. */
-void ucgfs_queue_note(struct mnt *m, struct batch *b, enum note_kind kind, uint64_t parent,
-		      uint64_t child, const char *name);
+void ucgfs_end_notes(struct daemon *d);
+/* Whether a mount of h other than the request's may need notes. */
+int ucgfs_others_mount(struct daemon *d, struct ucg_hierarchy *h);
+/* Queues a note for every live mount of h but the request's, in the request's batch. */
+void ucgfs_queue_note(struct daemon *d, struct ucg_hierarchy *h, enum note_kind kind,
+		      uint64_t parent, uint64_t child, const char *name);
 /* Waits (without d->lock held) for b's notes, then drops the request's reference. */
 void ucgfs_finish_notes(struct mnt *m, struct batch *b);
 /* Names and inode numbers of a directory's entries, "INO NAME\n" each. */
 void ucgfs_dir_listing(struct daemon *d, struct ucg_hierarchy *h, const char *path,
 		       struct ucg_buf *out);
 /* Every mount of h forgets the entries of dir named in listings a and b (b may be
- * NULL). */
+ * NULL); the request's notes join its batch. */
 void ucgfs_queue_dir_entries(struct daemon *d, struct ucg_hierarchy *h, fuse_ino_t dir,
-			     const struct ucg_buf *a, const struct ucg_buf *b, struct mnt *origin,
-			     struct batch *batch);
+			     const struct ucg_buf *a, const struct ucg_buf *b);
 /* Has m's notifier drop the cached pages of file ino; a batch for ucgfs_wait_pages
  * (called without d->lock) if wait, or NULL. */
 struct batch *ucgfs_drop_pages(struct mnt *m, uint64_t ino, int wait);
@@ -227,6 +231,7 @@ void ucgfs_unmount_all(struct daemon *d);
 /* ---- provider.c, release_agent.c, ctl_server.c ------------------------------------- */
 
 extern const struct ucg_provider_ops ucgfs_provider_ops; /* context: the daemon */
+extern const struct ucg_observer_ops ucgfs_observer_ops; /* context: the daemon */
 /* Applies queued host events (under d->lock); marks content dirty if any changed. */
 int ucgfs_drain(struct daemon *d);
 /* Runs the release agents of every queued notification (takes d->lock itself). */

@@ -143,9 +143,7 @@ static void ll_write_exact(fuse_req_t req, struct mnt *m, const char *buf, size_
 
 	pthread_mutex_lock(&m->d->lock);
 	m->d->writer = fuse_req_ctx(req)->pid;
-	n = ucg_fs_write(f, buf, size);
-	if (n >= 0)
-		mark_dirty(m->d);
+	n = ucg_fs_write(f, buf, size); /* what it changed: fs/observer.c */
 	ucgfs_unlock_checked(m->d);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
@@ -274,12 +272,8 @@ static void ll_write_cached(fuse_req_t req, fuse_ino_t ino, const char *buf, siz
 	if (n == 0)
 		n = ucg_fs_open(d->e, m->h, path.data, io_flags(fi), cred, &f);
 	if (n == 0) {
-		n = ucg_fs_write(f, buf, size);
+		n = ucg_fs_write(f, buf, size); /* what it changed: fs/observer.c */
 		ucg_fs_release(f);
-	}
-	if (n >= 0) {
-		mark_dirty(d);
-		d->content_dirty = 1;
 	}
 	e = ucgfs_fcache_find(&m->files, ino);
 	cached = written_page_cached(e, size);

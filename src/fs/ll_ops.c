@@ -189,8 +189,10 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 }
 
 /* chmod, chown; truncate and utimens succeed on existing entries and change nothing
- * (core.md §3.4). A chmod that takes search permission away from someone makes every
- * mount forget the directory's entries (see ucgfs_entry_timeout). */
+ * (core.md §3.4). The other mounts forget the node's attributes, and a chmod that
+ * takes search permission away from someone makes every mount forget the directory's
+ * entries (see ucgfs_entry_timeout): notes queued here, not by the engine's observer,
+ * which knows neither the node id of a file nor the mode before. */
 static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
@@ -218,21 +220,19 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	if (r == 0 && (to_set & FUSE_SET_ATTR_MODE))
 		r = ucg_fs_chmod(d->e, m->h, path.data, attr->st_mode & 07777, cred);
 	if (cred && r == 0) {
-		mark_dirty(d);
 		b = ucgfs_begin_notes(m);
-		ucgfs_queue_note(m, b, NOTE_INODE, 0, ino, NULL);
+		ucgfs_queue_note(d, m->h, NOTE_INODE, 0, ino, NULL);
 		if (S_ISDIR(before.mode) && all_search(before.mode) &&
 		    !all_search(attr->st_mode) && (to_set & FUSE_SET_ATTR_MODE)) {
 			struct ucg_buf names;
 
 			ucg_buf_init(&names);
 			ucgfs_dir_listing(d, m->h, path.data, &names);
-			ucgfs_queue_dir_entries(d, m->h, ino, &names, NULL, m, b);
+			ucgfs_queue_dir_entries(d, m->h, ino, &names, NULL);
 			ucg_buf_fini(&names);
 		}
+		ucgfs_end_notes(d);
 	}
-	if (cred && r == 0)
-		d->content_dirty = 1; /* other mounts may cache a file whose mode changed */
 	if (r == 0 || (r == -ENOENT && !cred))
 		r = ucgfs_node_attrs(m, ino, &path, &s, 0, &fv);
 	ucgfs_unlock_checked(d);
@@ -264,18 +264,14 @@ static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 
 	ucg_buf_init(&path);
 	pthread_mutex_lock(&d->lock);
+	b = ucgfs_begin_notes(m); /* the other mounts are told by the engine's observer */
 	r = ucgfs_child_path(m, parent, name, &path);
 	if (r == 0)
 		r = ucg_fs_mkdir(d->e, m->h, path.data, mode & 07777, cred);
+	ucgfs_end_notes(d);
 	if (r == 0) {
-		mark_dirty(d);
-		/* No other mount caches the name (no negative entries): only the
-		 * parent's link count changed there. */
-		b = ucgfs_begin_notes(m);
-		ucgfs_queue_note(m, b, NOTE_INODE, 0, parent, NULL);
 		r = ucg_fs_getattr(d->e, m->h, path.data, &root, &s);
 		timeout = ucgfs_entry_timeout(m, parent);
-		d->content_dirty = 1; /* e.g. the parent's files listing children */
 	}
 	ucgfs_unlock_checked(d);
 	ucg_buf_fini(&path);
@@ -294,27 +290,17 @@ static void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct daemon *d = m->d;
 	struct caller c;
 	const struct ucg_cred *cred = ucgfs_get_caller(req, d, &c);
-	struct ucg_cred root = ucg_cred_root();
 	struct ucg_buf path;
-	struct ucg_stat s = { 0 };
-	struct batch *b = NULL;
+	struct batch *b;
 	int r;
 
 	ucg_buf_init(&path);
 	pthread_mutex_lock(&d->lock);
+	b = ucgfs_begin_notes(m); /* the other mounts are told by the engine's observer */
 	r = ucgfs_child_path(m, parent, name, &path);
-	if (r == 0) {
-		if (ucg_fs_getattr(d->e, m->h, path.data, &root, &s) < 0)
-			s.ino = 0;
+	if (r == 0)
 		r = ucg_fs_rmdir(d->e, m->h, path.data, cred);
-	}
-	if (r == 0) {
-		mark_dirty(d);
-		b = ucgfs_begin_notes(m);
-		ucgfs_queue_note(m, b, NOTE_DELETE, parent, s.ino, name);
-		ucgfs_queue_note(m, b, NOTE_INODE, 0, parent, NULL);
-		d->content_dirty = 1; /* its files now fail with ENODEV */
-	}
+	ucgfs_end_notes(d);
 	ucgfs_unlock_checked(d);
 	ucg_buf_fini(&path);
 	ucgfs_finish_notes(m, b);
@@ -329,7 +315,7 @@ static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	struct caller c;
 	const struct ucg_cred *cred;
 	struct ucg_buf from, to;
-	struct batch *b = NULL;
+	struct batch *b;
 	int r;
 
 	if (flags & RENAME_EXCHANGE) {
@@ -340,18 +326,13 @@ static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 	ucg_buf_init(&from);
 	ucg_buf_init(&to);
 	pthread_mutex_lock(&d->lock);
+	b = ucgfs_begin_notes(m); /* the other mounts are told by the engine's observer */
 	r = ucgfs_child_path(m, parent, name, &from);
 	if (r == 0)
 		r = ucgfs_child_path(m, newparent, newname, &to);
 	if (r == 0)
 		r = ucg_fs_rename(d->e, m->h, from.data, to.data, cred);
-	if (r == 0) {
-		mark_dirty(d);
-		b = ucgfs_begin_notes(m);
-		ucgfs_queue_note(m, b, NOTE_ENTRY, parent, 0, name);
-		ucgfs_queue_note(m, b, NOTE_ENTRY, newparent, 0, newname);
-		d->content_dirty = 1; /* release notification paths, for one */
-	}
+	ucgfs_end_notes(d);
 	ucgfs_unlock_checked(d);
 	ucg_buf_fini(&from);
 	ucg_buf_fini(&to);

@@ -253,13 +253,11 @@ int ucgfs_remount(struct daemon *d, const char *dir, const char *opts, struct uc
 		if (r < 0) {
 			ucg_buf_puts(out, err.msg);
 		} else {
-			d->dirty = 1;
+			/* The root's files were renumbered: every mount forgets them. */
 			ucgfs_dir_listing(d, m->h, "/", &after);
 			if (before.len != after.len ||
 			    (before.len && memcmp(before.data, after.data, before.len)))
-				ucgfs_queue_dir_entries(d, m->h, FUSE_ROOT_ID, &before, &after,
-							NULL, NULL);
-			d->content_dirty = 1; /* the root's files were renumbered */
+				ucgfs_queue_dir_entries(d, m->h, FUSE_ROOT_ID, &before, &after);
 		}
 	}
 	ucgfs_unlock_checked(d);

@@ -24,18 +24,28 @@
  * A change made when nothing else changes the hierarchy concurrently is therefore seen
  * through every mount the moment it is answered. */
 
-/* A batch for the notes of one request on m, or NULL when there is nobody to tell
- * (under d->lock). */
+/* The engine changes made until ucgfs_end_notes are the request's on m: the notes
+ * they cause (fs/observer.c) skip m, whose kernel saw the change, and join the batch
+ * returned, or NULL when there is nobody to tell (under d->lock). */
 struct batch *ucgfs_begin_notes(struct mnt *m)
 {
-	struct batch *b;
+	struct batch *b = NULL;
 
-	if (ucg_hierarchy_mount_count(m->h) < 2)
-		return NULL;
-	b = ucg_calloc(1, sizeof(*b));
-	if (b)
-		b->refs = 1;
-	return b; /* on ENOMEM the notes go unwaited */
+	if (ucg_hierarchy_mount_count(m->h) >= 2) {
+		b = ucg_calloc(1, sizeof(*b));
+		if (b)
+			b->refs = 1; /* on ENOMEM the notes go unwaited */
+	}
+	m->d->origin = m;
+	m->d->batch = b;
+	return b;
+}
+
+/* Changes from now on are nobody's request (under d->lock). */
+void ucgfs_end_notes(struct daemon *d)
+{
+	d->origin = NULL;
+	d->batch = NULL;
 }
 
 static void put_batch(struct batch *b)
@@ -52,19 +62,26 @@ static void enqueue(struct mnt *o, struct note *n)
 	pthread_cond_signal(&o->note_cond);
 }
 
-/* Queues a note for every other live mount of m's hierarchy (under d->lock). */
-void ucgfs_queue_note(struct mnt *m, struct batch *b, enum note_kind kind, uint64_t parent,
-		      uint64_t child, const char *name)
+/* Whether a mount of h other than the request's may need notes (under d->lock). */
+int ucgfs_others_mount(struct daemon *d, struct ucg_hierarchy *h)
 {
+	return ucg_hierarchy_mount_count(h) >= (d->origin ? 2 : 1);
+}
+
+/* Queues a note for every live mount of h but the request's (under d->lock). */
+void ucgfs_queue_note(struct daemon *d, struct ucg_hierarchy *h, enum note_kind kind,
+		      uint64_t parent, uint64_t child, const char *name)
+{
+	struct batch *b = d->batch;
 	struct mnt *o;
 	size_t len = name ? strlen(name) : 0;
 
-	if (ucg_hierarchy_mount_count(m->h) < 2)
+	if (!ucgfs_others_mount(d, h))
 		return;
-	for (o = m->d->mounts; o; o = o->next) {
+	for (o = d->mounts; o; o = o->next) {
 		struct note *n;
 
-		if (o == m || o->h != m->h || o->note_stop)
+		if (o == d->origin || o->h != h || o->note_stop)
 			continue;
 		n = ucg_calloc(1, sizeof(*n) + len + 1);
 		if (!n)
@@ -188,13 +205,14 @@ void ucgfs_dir_listing(struct daemon *d, struct ucg_hierarchy *h, const char *pa
 }
 
 /* Every mount of h forgets the entries of directory dir named in the listings a and b
- * (b may be NULL). Notes to origin's own mount go unwaited: its kernel holds dir's
- * lock until origin's request is answered (under d->lock). */
+ * (b may be NULL). Notes to the request's own mount go unwaited: its kernel holds
+ * dir's lock until the request is answered (under d->lock). */
 void ucgfs_queue_dir_entries(struct daemon *d, struct ucg_hierarchy *h, fuse_ino_t dir,
-			     const struct ucg_buf *a, const struct ucg_buf *b, struct mnt *origin,
-			     struct batch *batch)
+			     const struct ucg_buf *a, const struct ucg_buf *b)
 {
 	const struct ucg_buf *lists[2] = { a, b };
+	struct mnt *origin = d->origin;
+	struct batch *batch = d->batch;
 	struct mnt *o;
 	int i;
 

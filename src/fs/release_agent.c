@@ -54,7 +54,6 @@ static void agent_to_roots(struct daemon *d, pid_t pid)
 	pthread_mutex_lock(&d->lock);
 	while ((h = ucg_hierarchy_next(d->e, h)))
 		ucg_fs_write_all(d->e, h, "/cgroup.procs", &root, s, strlen(s));
-	d->content_dirty = 1;
 	ucgfs_unlock_checked(d);
 }
 
