@@ -33,6 +33,16 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The cgroup of task tid for controller ss, as a caller holding a task finds it
+ * (looked up at every call, as the charge calls taking a tid did). */
+static struct ucg_cgroup *task_cg(struct ucg_engine *e, int tid, int ss)
+{
+	struct ucg_cgroup *cg = NULL;
+
+	ucg_task_subsys_cgroup(e, tid, ss, &cg);
+	return cg;
+}
+
 static struct ucg_engine *new_engine(void)
 {
 	struct ucg_engine_config cfg;
@@ -103,7 +113,7 @@ static void bench_cpuacct(void)
 		attach(e, h, path, 100);
 		t0 = bench_now_ns();
 		for (i = 0; i < n; i++)
-			ucg_cpuacct_charge(e, 100, (unsigned)i & 1, 1000, 10);
+			ucg_cpuacct_charge(task_cg(e, 100, UCG_SS_cpuacct), (unsigned)i & 1, 1000, 10);
 		printf("cpuacct.charge.depth%d %.1f ns\n", depths[d], (bench_now_ns() - t0) / n);
 		ucg_engine_free(e);
 	}

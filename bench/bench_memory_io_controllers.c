@@ -42,6 +42,25 @@
 static const int depths[] = { 1, 8, 64 };
 
 /* "/c/c/.../c" d levels deep, in out */
+/* The cgroup of task tid for controller ss, as a caller holding a task finds it
+ * (looked up at every call, as the charge calls taking a tid did). */
+static struct ucg_cgroup *task_cg(struct ucg_engine *e, int tid, int ss)
+{
+	struct ucg_cgroup *cg = NULL;
+
+	ucg_task_subsys_cgroup(e, tid, ss, &cg);
+	return cg;
+}
+
+/* The cgroup at path in h (looked up at every call, as the calls taking a path did). */
+static struct ucg_cgroup *path_cg(struct ucg_hierarchy *h, const char *path)
+{
+	struct ucg_cgroup *cg = NULL;
+
+	ucg_cgroup_lookup(h, path, &cg);
+	return cg;
+}
+
 static void chain_path(char *out, size_t n, int d)
 {
 	size_t len = 0;
@@ -91,39 +110,40 @@ static void engine_depth(int d)
 	n = 200000;
 	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
-		ucg_memory_charge_task(e, 100, UCG_MEM_ANON, 1, NULL);
+		ucg_memory_charge(task_cg(e, 100, UCG_SS_memory), UCG_MEM_ANON, 1, NULL);
 	printf("memory_charge_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
 	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
-		ucg_memory_uncharge_task(e, 100, UCG_MEM_ANON, 1);
+		ucg_memory_uncharge(task_cg(e, 100, UCG_SS_memory), UCG_MEM_ANON, 1);
 	printf("memory_uncharge_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
 
 	n = 20000;
 	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
-		ucg_memory_charge_path(e, h, path, UCG_MEM_FILE, 1, NULL);
-		ucg_memory_uncharge_path(e, h, path, UCG_MEM_FILE, 1);
+		ucg_memory_charge(path_cg(h, path), UCG_MEM_FILE, 1, NULL);
+		ucg_memory_uncharge(path_cg(h, path), UCG_MEM_FILE, 1);
 	}
 	printf("memory_charge_path_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
 
 	n = 200000;
 	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
-		ucg_hugetlb_charge_task(e, 100, UCG_HUGETLB_2MB, false, 1, NULL);
-		ucg_hugetlb_uncharge_task(e, 100, UCG_HUGETLB_2MB, false, 1);
+		ucg_hugetlb_charge(task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false, 1, NULL);
+		ucg_hugetlb_uncharge(task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false, 1);
 	}
 	printf("hugetlb_charge_uncharge_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
 	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
-		ucg_blkio_account_task(e, 100, 7, 0, UCG_BIO_READ, true, 4096, 1);
+		ucg_blkio_account(task_cg(e, 100, UCG_SS_blkio), 7, 0, UCG_BIO_READ, true, 4096, 1);
 	printf("blkio_account_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
 	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
-		ucg_blkio_limits_task(e, 100, 7, 0, &l);
+		ucg_blkio_limits(task_cg(e, 100, UCG_SS_blkio), 7, 0, &l);
 	printf("blkio_limits_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
 	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
-		ucg_devices_may_access(e, 100, 'b', 8, (uint32_t)i & 15, UCG_DEV_ACC_READ);
+		ucg_devices_may_access(task_cg(e, 100, UCG_SS_devices), 'b', 8, (uint32_t)i & 15,
+				       UCG_DEV_ACC_READ);
 	printf("devices_may_access_d%d %.1f ns\n", d, (bench_now_ns() - t0) / n);
 
 	if (d == 8) {

@@ -31,7 +31,7 @@
  *
  * Limits of the model: the engine stores and reports the rules; enforcing them in
  * time (the token buckets) and dividing bandwidth by weight is the simulator's job,
- * through ucg_blkio_limits_task(). No CFQ files (gone since 5.0), no io.* v2 files.
+ * through ucg_blkio_limits(). No CFQ files (gone since 5.0), no io.* v2 files.
  */
 #include "base/alloc.h"
 #include "base/kctype.h"
@@ -494,17 +494,6 @@ static int bfq_weight_device_write(struct ucg_of *of, const char *buf, size_t le
 
 /* ---- charging API (charge.h) --------------------------------------------------------- */
 
-static int task_blkcg(struct ucg_engine *e, int tid, struct blkcg **ret)
-{
-	struct ucg_cgroup *cg;
-	int r = ucg_task_subsys_cgroup(e, tid, UCG_SS_blkio, &cg);
-
-	if (r < 0)
-		return r;
-	*ret = cg ? cgroup_blkcg(cg) : NULL;
-	return 0;
-}
-
 /* Adds completed I/O to b's statistics for the device. */
 static int blkcg_account(struct blkcg *b, const struct ucg_blkdev *dev, enum ucg_bio_op op,
 			 bool sync, uint64_t bytes, uint64_t ios)
@@ -531,75 +520,55 @@ static int blkcg_account(struct blkcg *b, const struct ucg_blkdev *dev, enum ucg
 	return 0;
 }
 
-int ucg_blkio_account_task(struct ucg_engine *e, int tid, uint32_t major, uint32_t minor,
-			   enum ucg_bio_op op, bool sync, uint64_t bytes, uint64_t ios)
+int ucg_blkio_account(struct ucg_cgroup *cg, uint32_t major, uint32_t minor,
+		      enum ucg_bio_op op, bool sync, uint64_t bytes, uint64_t ios)
 {
-	const struct ucg_blkdev *dev = find_dev(e, major, minor);
-	struct blkcg *b;
-	int r;
+	const struct ucg_blkdev *dev;
 
 	if ((unsigned)op > UCG_BIO_DISCARD)
 		return -EINVAL;
+	if (!cg)
+		return 0;
+	if (!cg->css[UCG_SS_blkio])
+		return -EINVAL;
+	dev = find_dev(cg->h->e, major, minor);
 	if (!dev)
 		return -ENODEV;
-	r = task_blkcg(e, tid, &b);
-	if (r < 0 || !b)
-		return r;
-	return blkcg_account(b, dev, op, sync, bytes, ios);
-}
-
-int ucg_blkio_account_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			   uint32_t major, uint32_t minor, enum ucg_bio_op op, bool sync,
-			   uint64_t bytes, uint64_t ios)
-{
-	const struct ucg_blkdev *dev = find_dev(e, major, minor);
-	struct ucg_cgroup *cg;
-	int r;
-
-	if ((unsigned)op > UCG_BIO_DISCARD)
-		return -EINVAL;
-	if (!dev)
-		return -ENODEV;
-	if (!(h->ss_mask & (1u << UCG_SS_blkio)))
-		return -EINVAL;
-	r = ucg_cgroup_lookup(h, path, &cg);
-	if (r < 0)
-		return r;
 	return blkcg_account(cgroup_blkcg(cg), dev, op, sync, bytes, ios);
 }
 
-int ucg_blkio_limits_task(struct ucg_engine *e, int tid, uint32_t major, uint32_t minor,
-			  struct ucg_blkio_limits *ret)
+int ucg_blkio_limits(struct ucg_cgroup *cg, uint32_t major, uint32_t minor,
+		     struct ucg_blkio_limits *ret)
 {
 	struct ucg_blkio_limits l = { UINT64_MAX, UINT64_MAX, UINT32_MAX, UINT32_MAX, 0 };
 	struct blkcg *b, *it;
 	struct blkg *g;
-	int r;
 
-	if (!find_dev(e, major, minor))
+	if (!cg)
+		goto out;
+	if (!cg->css[UCG_SS_blkio])
+		return -EINVAL;
+	if (!find_dev(cg->h->e, major, minor))
 		return -ENODEV;
-	r = task_blkcg(e, tid, &b);
-	if (r < 0)
-		return r;
-	if (b) {
-		for (it = b; it; it = it->parent) {
-			g = blkg_find(it, major, minor);
-			if (!g)
-				continue;
-			if (g->bps[0] < l.read_bps)
-				l.read_bps = g->bps[0];
-			if (g->bps[1] < l.write_bps)
-				l.write_bps = g->bps[1];
-			if (g->iops[0] < l.read_iops)
-				l.read_iops = g->iops[0];
-			if (g->iops[1] < l.write_iops)
-				l.write_iops = g->iops[1];
-		}
-		if (b->parent) {
-			g = blkg_find(b, major, minor);
-			l.weight = g && g->weight ? g->weight : b->weight;
-		}
+	b = cgroup_blkcg(cg);
+	for (it = b; it; it = it->parent) {
+		g = blkg_find(it, major, minor);
+		if (!g)
+			continue;
+		if (g->bps[0] < l.read_bps)
+			l.read_bps = g->bps[0];
+		if (g->bps[1] < l.write_bps)
+			l.write_bps = g->bps[1];
+		if (g->iops[0] < l.read_iops)
+			l.read_iops = g->iops[0];
+		if (g->iops[1] < l.write_iops)
+			l.write_iops = g->iops[1];
 	}
+	if (b->parent) {
+		g = blkg_find(b, major, minor);
+		l.weight = g && g->weight ? g->weight : b->weight;
+	}
+out:
 	*ret = l;
 	return 0;
 }

@@ -1,11 +1,17 @@
 /* controllers/charge.h — the controllers' charging and query API, used by the
- * filesystem front end and the simulator. One section per controller.
+ * filesystem front end, the host backend and the simulator. One section per controller.
  *
- * Common conventions: calls return 0 or -errno; "_task" calls act on the cgroup that
- * task tid belongs to in the hierarchy the controller is bound to (-ESRCH for an
- * unknown or exited task); "_path" calls name a cgroup of hierarchy h by path
- * ("/a/b"). When the controller is bound to no hierarchy, nothing is accounted and 0
- * is returned (the kernel charges its root, which has no limit).
+ * Common conventions: calls return 0 or -errno and act on a cgroup handle cg, a cgroup
+ * of the hierarchy the controller is bound to (-EINVAL for a cgroup of any other). A
+ * caller holding a task finds its cgroup with ucg_task_subsys_cgroup() (last section);
+ * one holding a path, with ucg_cgroup_lookup() (engine/ucg.h).
+ *
+ * Controller bound nowhere: ucg_task_subsys_cgroup() then gives a NULL cg, and every
+ * call of the sections below except the last accepts it: nothing is accounted, 0 is
+ * returned, and a query answers as the kernel's root, which has no limit (margin
+ * UINT64_MAX, no throttle, access allowed, priority 0). Arguments that need no cgroup
+ * to check (a kind, an op, a device type, reclaimed > scanned) are still checked.
+ * The typed state calls of the last section take a cgroup, never NULL.
  */
 #ifndef UCG_CONTROLLERS_CHARGE_H
 #define UCG_CONTROLLERS_CHARGE_H
@@ -14,6 +20,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "engine/subsys.h" /* UCG_SS_*, the controller ids */
 #include "engine/ucg.h"
 
 /* What a refused charge reports (every member optional to read; pass NULL if unused). */
@@ -46,114 +53,94 @@ enum ucg_mem_kind {
 	UCG_MEM_NR_KINDS
 };
 
-/* Charges pages (4 KiB) of kind to the memory cgroup of task tid and all its
- * ancestors (memsw first, then memory, as the kernel). A level at its limit counts a
- * failure in its failcnt; then clean page cache of that level's subtree is reclaimed
- * and the charge retried once. -ENOMEM if it still does not fit; result says where. */
-int ucg_memory_charge_task(struct ucg_engine *e, int tid, enum ucg_mem_kind kind,
-			   uint64_t pages, struct ucg_charge_result *result);
-int ucg_memory_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			   enum ucg_mem_kind kind, uint64_t pages, struct ucg_charge_result *result);
+/* Charges pages (4 KiB) of kind to memory cgroup cg and all its ancestors (memsw
+ * first, then memory, as the kernel). A level at its limit counts a failure in its
+ * failcnt; then clean page cache of that level's subtree is reclaimed and the charge
+ * retried once. -ENOMEM if it still does not fit; result says where. */
+int ucg_memory_charge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages,
+		      struct ucg_charge_result *result);
 /* Takes pages of kind back. Pages stay charged to the cgroup that was charged: a task
- * that moved must be uncharged by the old path (move_charge_at_immigrate is 0). When a
- * cgroup is removed its remaining charges pass to its parent. -ERANGE if the cgroup
- * holds fewer pages of that kind (nothing changes then). */
-int ucg_memory_uncharge_task(struct ucg_engine *e, int tid, enum ucg_mem_kind kind,
-			     uint64_t pages);
-int ucg_memory_uncharge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			     enum ucg_mem_kind kind, uint64_t pages);
+ * that moved must be uncharged from the old cgroup (move_charge_at_immigrate is 0).
+ * When a cgroup is removed its remaining charges pass to its parent. -ERANGE if the
+ * cgroup holds fewer pages of that kind (nothing changes then). */
+int ucg_memory_uncharge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages);
 /* The kernel's charge loop (try_charge_memcg) for a model that reclaims by itself:
- *  - try_charge_path: ONE page_counter attempt of pages (memsw first, then memory),
- *    no reclaim. A refusal counts one failure in the refusing cgroup's
- *    memory.failcnt (memsw.failcnt is never counted, as in 6.18) and fills result
- *    (path, hierarchy, oom_kill_disable, memsw); nothing stays charged. The kernel
- *    makes one attempt per try: first with a batch of 64 pages, then with the exact
- *    size, then once after each reclaim round (up to 16 retries, MAX_RECLAIM_RETRIES),
- *    so one OOM typically counts about 19 failures.
- *  - margin_path: pages that still fit under every limit on the path to the root.
- *  - oom_path: the cgroup at path met an OOM: oom_kill counts it (the caller kills),
- *    or with oom_kill_disable, under_oom reads 1. Returns oom_kill_disable (0 or 1).
- *  - swap_out_path: pages of anon memory charged at path go to swap: they leave
+ *  - try_charge: ONE page_counter attempt of pages (memsw first, then memory), no
+ *    reclaim. A refusal counts one failure in the refusing cgroup's memory.failcnt
+ *    (memsw.failcnt is never counted, as in 6.18) and fills result (path, hierarchy,
+ *    oom_kill_disable, memsw); nothing stays charged. The kernel makes one attempt
+ *    per try: first with a batch of 64 pages, then with the exact size, then once
+ *    after each reclaim round (up to 16 retries, MAX_RECLAIM_RETRIES), so one OOM
+ *    typically counts about 19 failures.
+ *  - margin: pages that still fit under every limit on the path to the root.
+ *  - oom: cgroup cg met an OOM: oom_kill counts it (the caller kills), or with
+ *    oom_kill_disable, under_oom reads 1. Returns oom_kill_disable (0 or 1).
+ *  - swap_out: pages of anon memory charged to cg go to swap: they leave
  *    memory.usage_in_bytes, stay in memsw.usage_in_bytes, and count in memory.stat
- *    swap instead of rss. swap_free_path: swapped pages freed (memsw uncharged).
+ *    swap instead of rss. swap_free: swapped pages freed (memsw uncharged).
  *    -ERANGE if the cgroup holds fewer such pages. */
-int ucg_memory_try_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			       enum ucg_mem_kind kind, uint64_t pages,
-			       struct ucg_charge_result *result);
-int ucg_memory_margin_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			   uint64_t *ret);
-int ucg_memory_oom_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path);
-int ucg_memory_swap_out_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			     uint64_t pages);
-int ucg_memory_swap_free_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			      uint64_t pages);
-/* vmpressure for a model that reclaims by itself: one reclaim round for the cgroup at
- * path (the memcg whose limit refused; the root for global reclaim, as v1 reports
- * only the reclaim target) looked at scanned LRU pages and freed reclaimed of them;
+int ucg_memory_try_charge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages,
+			  struct ucg_charge_result *result);
+int ucg_memory_margin(const struct ucg_cgroup *cg, uint64_t *ret);
+int ucg_memory_oom(struct ucg_cgroup *cg);
+int ucg_memory_swap_out(struct ucg_cgroup *cg, uint64_t pages);
+int ucg_memory_swap_free(struct ucg_cgroup *cg, uint64_t pages);
+/* vmpressure for a model that reclaims by itself: one reclaim round for cgroup cg (the
+ * memcg whose limit refused; the root for global reclaim, as v1 reports only the
+ * reclaim target) looked at scanned LRU pages and freed reclaimed of them;
  * fell_short: it freed less than it was asked, so the kernel's reclaim went down to
  * priority 0 (vmpressure_prio: critical). Windows of 512 scanned pages signal
  * memory.pressure_level: low below 60% not reclaimed, medium below 95%, critical.
  * -EINVAL if reclaimed > scanned. */
-int ucg_memory_vmpressure(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			  uint64_t scanned, uint64_t reclaimed, bool fell_short);
-/* Counts page-fault events (memory.stat pgfault / pgmajfault) for task tid. */
-int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major);
+int ucg_memory_vmpressure(struct ucg_cgroup *cg, uint64_t scanned, uint64_t reclaimed,
+			  bool fell_short);
+/* Counts a page-fault event (memory.stat pgfault / pgmajfault) in cg. */
+int ucg_memory_count_fault(struct ucg_cgroup *cg, bool major);
 
 /* ==== hugetlb (hugetlb.c) ======================================================== */
 
 enum ucg_hugetlb_size { UCG_HUGETLB_2MB, UCG_HUGETLB_1GB, UCG_HUGETLB_NR_SIZES };
 
-/* Charges npages huge pages of size to the hugetlb cgroup of task tid: rsvd = false
- * charges usage (a page fault; refusal means SIGBUS), rsvd = true the reservation
- * counter (mmap time; refusal means mmap fails with ENOMEM). -ENOMEM past any
- * ancestor's limit, whose failcnt (or rsvd.failcnt) counts it. */
-int ucg_hugetlb_charge_task(struct ucg_engine *e, int tid, enum ucg_hugetlb_size size,
-			    bool rsvd, uint64_t npages, struct ucg_charge_result *result);
-int ucg_hugetlb_uncharge_task(struct ucg_engine *e, int tid, enum ucg_hugetlb_size size,
-			      bool rsvd, uint64_t npages);
-int ucg_hugetlb_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			    enum ucg_hugetlb_size size, bool rsvd, uint64_t npages,
-			    struct ucg_charge_result *result);
-int ucg_hugetlb_uncharge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			      enum ucg_hugetlb_size size, bool rsvd, uint64_t npages);
+/* Charges npages huge pages of size to hugetlb cgroup cg: rsvd = false charges usage
+ * (a page fault; refusal means SIGBUS), rsvd = true the reservation counter (mmap
+ * time; refusal means mmap fails with ENOMEM). -ENOMEM past any ancestor's limit,
+ * whose failcnt (or rsvd.failcnt) counts it. uncharge takes them back. */
+int ucg_hugetlb_charge(struct ucg_cgroup *cg, enum ucg_hugetlb_size size, bool rsvd,
+		       uint64_t npages, struct ucg_charge_result *result);
+int ucg_hugetlb_uncharge(struct ucg_cgroup *cg, enum ucg_hugetlb_size size, bool rsvd,
+			 uint64_t npages);
 
 /* ==== blkio (blkio.c) ============================================================ */
 
 enum ucg_bio_op { UCG_BIO_READ, UCG_BIO_WRITE, UCG_BIO_DISCARD };
 
-/* Accounts completed I/O of task tid on device major:minor: bytes and ios to the
- * throttle statistics (blkio.throttle.io_service_bytes / io_serviced) and, if the
- * device uses bfq, to the bfq ones. -ENODEV if the device is not one of the engine's
- * block devices. */
-int ucg_blkio_account_task(struct ucg_engine *e, int tid, uint32_t major, uint32_t minor,
-			   enum ucg_bio_op op, bool sync, uint64_t bytes, uint64_t ios);
+/* Accounts completed I/O of blkio cgroup cg (whoever issued it: a task of cg, or a
+ * writeback or helper request a design charges to cg) on device major:minor: bytes
+ * and ios to the throttle statistics (blkio.throttle.io_service_bytes / io_serviced)
+ * and, if the device uses bfq, to the bfq ones. -ENODEV if the device is not one of
+ * the engine's block devices. */
+int ucg_blkio_account(struct ucg_cgroup *cg, uint32_t major, uint32_t minor,
+		      enum ucg_bio_op op, bool sync, uint64_t bytes, uint64_t ios);
 
-/* The same for the cgroup at path in h, whoever issued the I/O: a writeback or helper
- * request charged by a design to a cgroup no live task stands for. -EINVAL if blkio
- * is not bound to h, -ENOENT for no such cgroup. */
-int ucg_blkio_account_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			   uint32_t major, uint32_t minor, enum ucg_bio_op op, bool sync,
-			   uint64_t bytes, uint64_t ios);
-
-/* The limits that apply to I/O of one cgroup on one device: each throttle value is
+/* The limits that apply to I/O of cgroup cg on one device: each throttle value is
  * the smallest along the path to the root (UINT64_MAX / UINT32_MAX: no limit), the
  * weight is the cgroup's own bfq weight for the device (its weight_device override,
- * else its blkio.bfq.weight; 0 at the root, which has no weight). */
+ * else its blkio.bfq.weight; 0 at the root, which has no weight). -ENODEV. */
 struct ucg_blkio_limits {
 	uint64_t read_bps, write_bps;
 	uint32_t read_iops, write_iops;
 	unsigned weight;
 };
-int ucg_blkio_limits_task(struct ucg_engine *e, int tid, uint32_t major, uint32_t minor,
-			  struct ucg_blkio_limits *ret);
+int ucg_blkio_limits(struct ucg_cgroup *cg, uint32_t major, uint32_t minor,
+		     struct ucg_blkio_limits *ret);
 
 /* ==== devices (devices.c) ======================================================== */
 
-/* May task tid access the device (type 'b' or 'c') with access, UCG_DEV_ACC_* bits
- * (controllers/devices_rules.h)? 0 if allowed, -EPERM if its cgroup denies it (what
- * open(2)/mknod(2) would return), -ESRCH, or -EINVAL for a bad type. */
-int ucg_devices_may_access(struct ucg_engine *e, int tid, char type, uint32_t major,
-			   uint32_t minor, unsigned access);
+/* May a task of devices cgroup cg access the device (type 'b' or 'c') with access,
+ * UCG_DEV_ACC_* bits (controllers/devices_rules.h)? 0 if allowed, -EPERM if cg denies
+ * it (what open(2)/mknod(2) would return), -EINVAL for a bad type. */
+int ucg_devices_may_access(struct ucg_cgroup *cg, char type, uint32_t major, uint32_t minor,
+			   unsigned access);
 
 /* ==== cpuset (cpuset.c) ========================================================== */
 
@@ -167,66 +154,54 @@ int ucg_devices_may_access(struct ucg_engine *e, int tid, char type, uint32_t ma
  * changes), -ENOMEM. 0 if cpuset is bound to no hierarchy. */
 int ucg_cpuset_set_online(struct ucg_engine *e, const unsigned char *cpus, size_t cpus_bytes,
 			  const unsigned char *mems, size_t mems_bytes);
-/* The effective cpus of task tid's cpuset, for checking sched_setaffinity() (a mask
- * with no CPU in it fails with EINVAL). mask must hold (nr_cpus + 7) / 8 bytes
- * (-EINVAL if nbytes is smaller); all CPUs when cpuset is unbound. -ESRCH. */
-int ucg_cpuset_task_cpus(struct ucg_engine *e, int tid, unsigned char *mask, size_t nbytes);
-/* cpuset.memory_pressure: task tid went into direct reclaim at now_s (seconds of the
- * front end's monotonic clock). Counted in its cpuset's filter while the root's
- * memory_pressure_enabled is 1; the time is kept for reads either way. -ESRCH; 0 if
- * cpuset is bound nowhere. ucg_cpuset_clock tells the time alone (before a read). */
-int ucg_cpuset_memory_pressure_bump(struct ucg_engine *e, int tid, uint64_t now_s);
+/* cpuset.memory_pressure: a task of cpuset cg went into direct reclaim at now_s
+ * (seconds of the front end's monotonic clock). Counted in cg's filter while the
+ * root's memory_pressure_enabled is 1; the time is kept for reads either way.
+ * ucg_cpuset_clock tells the time alone (before a read). A task's effective cpus (for
+ * checking sched_setaffinity()) are ucg_cpuset_get()'s. */
+int ucg_cpuset_memory_pressure_bump(struct ucg_cgroup *cg, uint64_t now_s);
 void ucg_cpuset_clock(struct ucg_engine *e, uint64_t now_s);
 
 /* ==== cpuacct (cpuacct.c) ======================================================== */
 
-/* Charges CPU time of task tid spent on cpu (0..nr_cpus-1): user_ns and sys_ns
- * nanoseconds to its cpuacct cgroup and, through the sums, to every ancestor.
- * -ESRCH, -EINVAL for a cpu out of range. 0 if cpuacct is bound nowhere. */
-int ucg_cpuacct_charge(struct ucg_engine *e, int tid, unsigned cpu, uint64_t user_ns,
-		       uint64_t sys_ns);
+/* Charges CPU time spent on cpu (0..nr_cpus-1) by a task of cpuacct cgroup cg:
+ * user_ns and sys_ns nanoseconds to cg and, through the sums, to every ancestor.
+ * -EINVAL for a cpu out of range. */
+int ucg_cpuacct_charge(struct ucg_cgroup *cg, unsigned cpu, uint64_t user_ns, uint64_t sys_ns);
 
 /* ==== cpu (cpu.c) ================================================================ */
 
-/* The CFS bandwidth that applies to task tid's cpu cgroup: its shares and its own
- * quota/period/burst in microseconds (quota -1: unlimited), and the hierarchical
- * ratio as the kernel's 20-bit fixed point (quota/period << 20, UINT64_MAX:
- * unlimited), for a scheduler model. -ESRCH. */
+/* The CFS bandwidth of a cpu cgroup (ucg_cpu_bandwidth_get, last section): its shares
+ * and its own quota/period/burst in microseconds (quota -1: unlimited), and the
+ * hierarchical ratio as the kernel's 20-bit fixed point (quota/period << 20,
+ * UINT64_MAX: unlimited), for a scheduler model. */
 struct ucg_cpu_bandwidth {
 	uint64_t shares;
 	int64_t quota_us;
 	uint64_t period_us, burst_us;
 	uint64_t ratio;
 };
-int ucg_cpu_bandwidth_task(struct ucg_engine *e, int tid, struct ucg_cpu_bandwidth *ret);
-/* A scheduler model reports CFS bandwidth periods of task tid's cpu cgroup: one more
- * period (nr_periods), whether it was throttled, for how long, and burst use; the
- * figures appear in cpu.stat. -ESRCH. */
-int ucg_cpu_account_period(struct ucg_engine *e, int tid, int throttled,
-			   uint64_t throttled_ns, uint64_t burst_ns);
-/* The same for the cgroup at path in h (a group whose tasks all sit in its children
- * still has its own periods and throttling, as in the kernel). throttled_ns is summed
- * over the CPUs whose runqueues were throttled, as the kernel's throttled_time is.
- * -EINVAL if h has no cpu controller, -ENOENT. */
-int ucg_cpu_account_period_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-				int throttled, uint64_t throttled_ns, uint64_t burst_ns);
-/* cpu.stat.local: ns (summed over CPUs) the runqueues of the cgroup at path spent
- * throttled, by its own quota or an ancestor's. -EINVAL, -ENOENT. */
-int ucg_cpu_account_local_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			       uint64_t throttled_ns);
+/* A scheduler model reports CFS bandwidth periods of cpu cgroup cg (a group whose
+ * tasks all sit in its children still has its own periods and throttling, as in the
+ * kernel): one more period (nr_periods), whether it was throttled, for how long
+ * (summed over the CPUs whose runqueues were throttled, as the kernel's
+ * throttled_time is), and burst use; the figures appear in cpu.stat. */
+int ucg_cpu_account_period(struct ucg_cgroup *cg, int throttled, uint64_t throttled_ns,
+			   uint64_t burst_ns);
+/* cpu.stat.local: ns (summed over CPUs) the runqueues of cg spent throttled, by its
+ * own quota or an ancestor's. */
+int ucg_cpu_account_local(struct ucg_cgroup *cg, uint64_t throttled_ns);
 
 /* ==== net_cls (net_cls.c) ======================================================== */
 
-/* The classid of task tid's net_cls cgroup (0: none). The tc handle is
- * major = classid >> 16, minor = classid & 0xffff. -ESRCH; 0 with *ret = 0 when
- * net_cls is bound nowhere. */
-int ucg_net_cls_classid(struct ucg_engine *e, int tid, uint32_t *ret);
+/* A cgroup's classid is ucg_net_cls_classid_get()'s (last section; 0: none). The tc
+ * handle is major = classid >> 16, minor = classid & 0xffff. */
 
 /* ==== net_prio (net_prio.c) ====================================================== */
 
-/* The priority task tid's net_prio cgroup maps network device ifname to (0: leave the
- * packet priority alone). -ESRCH, -ENODEV for a device not in the engine's list. */
-int ucg_net_prio_priority(struct ucg_engine *e, int tid, const char *ifname, uint32_t *ret);
+/* The priority net_prio cgroup cg maps network device ifname to (0: leave the packet
+ * priority alone). -ENODEV for a device not in the engine's list. */
+int ucg_net_prio_priority(const struct ucg_cgroup *cg, const char *ifname, uint32_t *ret);
 
 /* ==== typed state on a cgroup handle ============================================ */
 
@@ -252,7 +227,7 @@ struct ucg_memory_state {
 };
 int ucg_memory_get(const struct ucg_cgroup *cg, struct ucg_memory_state *ret);
 
-/* cpu: shares, own quota/period/burst and the hierarchical ratio (as _task above). */
+/* cpu: shares, own quota/period/burst and the hierarchical ratio (struct above). */
 int ucg_cpu_bandwidth_get(const struct ucg_cgroup *cg, struct ucg_cpu_bandwidth *ret);
 
 /* cpuacct: CPU time of the cgroup and its descendants. */

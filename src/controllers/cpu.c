@@ -25,7 +25,7 @@
  *        whose runtime is 0 (EINVAL).
  *
  * Limits: the scheduler itself (throttling, weights) belongs to the simulator; this
- * file stores what it needs (ucg_cpu_bandwidth_task) and shows what it reports.
+ * file stores what it needs (ucg_cpu_bandwidth_get) and shows what it reports.
  * There is no sysctl to change the global RT setting. Scheduling policies are known
  * through UCG_TASK_RT, given at add/fork time and updated by ucg_task_set_cred (the
  * host front end reads sched_getscheduler() when it learns a task or its creds).
@@ -383,29 +383,13 @@ static int stat_show(struct ucg_of *of, struct ucg_buf *out)
 static int stat_local_show(struct ucg_of *of, struct ucg_buf *out)
 {
 	/* Time this group's own runqueues were throttled, by its quota or an
-	 * ancestor's, as a scheduler model reports it (ucg_cpu_account_local_path). */
+	 * ancestor's, as a scheduler model reports it (ucg_cpu_account_local). */
 	ucg_buf_printf(out, "throttled_time %llu\n",
 		       (unsigned long long)cpu_of(of->css)->local_throttled_ns);
 	return 0;
 }
 
 /* ---- public calls (charge.h) ------------------------------------------------------ */
-
-static struct cpu_css *task_cpu(struct ucg_engine *e, int tid, int *err)
-{
-	struct ucg_task *t = ucg_task_find(e, tid);
-	struct ucg_hierarchy *h = NULL;
-
-	*err = 0;
-	if (!t || t->exited) {
-		*err = -ESRCH;
-		return NULL;
-	}
-	while ((h = ucg_hierarchy_next(e, h)))
-		if (h->ss_mask & (1u << UCG_SS_cpu))
-			return cpu_of(ucg_task_cgroup(t, h)->css[UCG_SS_cpu]);
-	return NULL;
-}
 
 /* What ucg_cpu_bandwidth_get reports of c (NULL: cpu bound nowhere, the defaults). */
 static void bandwidth_of(const struct cpu_css *c, struct ucg_cpu_bandwidth *ret)
@@ -434,17 +418,6 @@ static void bandwidth_of(const struct cpu_css *c, struct ucg_cpu_bandwidth *ret)
 	ret->ratio = ratio;
 }
 
-int ucg_cpu_bandwidth_task(struct ucg_engine *e, int tid, struct ucg_cpu_bandwidth *ret)
-{
-	int err;
-	struct cpu_css *c = task_cpu(e, tid, &err);
-
-	if (err < 0)
-		return err;
-	bandwidth_of(c, ret);
-	return 0;
-}
-
 int ucg_cpu_bandwidth_get(const struct ucg_cgroup *cg, struct ucg_cpu_bandwidth *ret)
 {
 	if (!cg->css[UCG_SS_cpu])
@@ -453,50 +426,27 @@ int ucg_cpu_bandwidth_get(const struct ucg_cgroup *cg, struct ucg_cpu_bandwidth 
 	return 0;
 }
 
-int ucg_cpu_account_period(struct ucg_engine *e, int tid, int throttled, uint64_t throttled_ns,
-			   uint64_t burst_ns)
+/* The cpu group of cg: 0 and *ret (NULL for a NULL cg: cpu bound nowhere), or -EINVAL
+ * if cg is not of the hierarchy cpu is bound to. */
+static int cg_cpu(struct ucg_cgroup *cg, struct cpu_css **ret)
 {
-	int err;
-	struct cpu_css *c = task_cpu(e, tid, &err);
-
-	if (err < 0)
-		return err;
-	if (!c)
+	if (!cg) {
+		*ret = NULL;
 		return 0;
-	c->nr_periods++;
-	if (throttled) {
-		c->nr_throttled++;
-		c->throttled_ns += throttled_ns;
 	}
-	if (burst_ns) {
-		c->nr_bursts++;
-		c->burst_time_ns += burst_ns;
-	}
-	return 0;
-}
-
-static int path_cpu(struct ucg_hierarchy *h, const char *path, struct cpu_css **ret)
-{
-	struct ucg_cgroup *cg;
-	int r;
-
-	if (!(h->ss_mask & (1u << UCG_SS_cpu)))
+	if (!cg->css[UCG_SS_cpu])
 		return -EINVAL;
-	r = ucg_cgroup_lookup(h, path, &cg);
-	if (r < 0)
-		return r;
 	*ret = cpu_of(cg->css[UCG_SS_cpu]);
 	return 0;
 }
 
-int ucg_cpu_account_period_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-				int throttled, uint64_t throttled_ns, uint64_t burst_ns)
+int ucg_cpu_account_period(struct ucg_cgroup *cg, int throttled, uint64_t throttled_ns,
+			   uint64_t burst_ns)
 {
 	struct cpu_css *c;
-	int r = path_cpu(h, path, &c);
+	int r = cg_cpu(cg, &c);
 
-	(void)e;
-	if (r < 0)
+	if (r < 0 || !c)
 		return r;
 	c->nr_periods++;
 	if (throttled) {
@@ -510,14 +460,12 @@ int ucg_cpu_account_period_path(struct ucg_engine *e, struct ucg_hierarchy *h, c
 	return 0;
 }
 
-int ucg_cpu_account_local_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			       uint64_t throttled_ns)
+int ucg_cpu_account_local(struct ucg_cgroup *cg, uint64_t throttled_ns)
 {
 	struct cpu_css *c;
-	int r = path_cpu(h, path, &c);
+	int r = cg_cpu(cg, &c);
 
-	(void)e;
-	if (r < 0)
+	if (r < 0 || !c)
 		return r;
 	c->local_throttled_ns += throttled_ns;
 	return 0;

@@ -2,7 +2,7 @@
  * cgroup, per CPU, split into user and system time (controllers.md §3).
  *
  * Model. Each cgroup keeps, per possible CPU, the user and system nanoseconds charged
- * to it or to any descendant: ucg_cpuacct_charge() adds to the task's cgroup and to
+ * to it or to any descendant: ucg_cpuacct_charge() adds to the cgroup and to
  * every ancestor up to the root (O(depth)), as the kernel's cpuacct_charge does, so a
  * read is O(nr_cpus) and removing a cgroup leaves its time in its ancestors.
  *
@@ -204,22 +204,13 @@ static int stat_show(struct ucg_of *of, struct ucg_buf *out)
 
 /* ---- public calls (charge.h) ------------------------------------------------------ */
 
-int ucg_cpuacct_charge(struct ucg_engine *e, int tid, unsigned cpu, uint64_t user_ns,
-		       uint64_t sys_ns)
+int ucg_cpuacct_charge(struct ucg_cgroup *cg, unsigned cpu, uint64_t user_ns, uint64_t sys_ns)
 {
-	struct ucg_task *t = ucg_task_find(e, tid);
-	struct ucg_hierarchy *h = NULL;
-
-	if (!t || t->exited)
-		return -ESRCH;
-	if (cpu >= e->cfg.nr_cpus)
+	if (!cg)
+		return 0;
+	if (!cg->css[UCG_SS_cpuacct] || cpu >= cg->h->e->cfg.nr_cpus)
 		return -EINVAL;
-	while ((h = ucg_hierarchy_next(e, h)))
-		if (h->ss_mask & (1u << UCG_SS_cpuacct)) {
-			ca_charge(ca_of(ucg_task_cgroup(t, h)->css[UCG_SS_cpuacct]), cpu, user_ns,
-				  sys_ns);
-			break;
-		}
+	ca_charge(ca_of(cg->css[UCG_SS_cpuacct]), cpu, user_ns, sys_ns);
 	return 0;
 }
 

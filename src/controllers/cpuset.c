@@ -651,18 +651,6 @@ out:
 	return r;
 }
 
-static struct cpuset_css *task_cpuset(struct ucg_engine *e, int tid)
-{
-	struct ucg_hierarchy *h = cpuset_hierarchy(e);
-	struct ucg_task *t = ucg_task_find(e, tid);
-
-	if (!t || t->exited)
-		return NULL;
-	if (!h)
-		return NULL;
-	return cs_of(ucg_task_cgroup(t, h)->css[UCG_SS_cpuset]);
-}
-
 int ucg_cpuset_get(const struct ucg_cgroup *cg, int effective, unsigned char *cpus,
 		   size_t cpus_bytes, unsigned char *mems, size_t mems_bytes)
 {
@@ -684,41 +672,16 @@ int ucg_cpuset_get(const struct ucg_cgroup *cg, int effective, unsigned char *cp
 	return 0;
 }
 
-int ucg_cpuset_task_cpus(struct ucg_engine *e, int tid, unsigned char *mask, size_t nbytes)
+int ucg_cpuset_memory_pressure_bump(struct ucg_cgroup *cg, uint64_t now_s)
 {
-	struct ucg_task *t = ucg_task_find(e, tid);
-	struct cpuset_css *cs;
-	unsigned char buf[UCG_BITMAP_MAX_BITS / 8];
-	size_t n;
-	unsigned i;
-
-	if (!t || t->exited)
-		return -ESRCH;
-	if (nbytes < (e->cfg.nr_cpus + 7) / 8)
-		return -EINVAL;
-	cs = task_cpuset(e, tid);
-	memset(mask, 0, nbytes);
-	if (!cs) {
-		for (i = 0; i < e->cfg.nr_cpus; i++)
-			mask[i / 8] |= (unsigned char)(1u << (i % 8));
-		return 0;
-	}
-	n = to_bytes(&cs->eff_cpus, e->cfg.nr_cpus, buf);
-	memcpy(mask, buf, n);
-	return 0;
-}
-
-int ucg_cpuset_memory_pressure_bump(struct ucg_engine *e, int tid, uint64_t now_s)
-{
-	struct ucg_task *t = ucg_task_find(e, tid);
 	struct cpuset_css *cs, *root;
 
-	if (!t || t->exited)
-		return -ESRCH;
-	cs = task_cpuset(e, tid);
-	if (!cs)
+	if (!cg)
 		return 0;
-	root = cs_of(cs->css.cgroup->h->root->css[UCG_SS_cpuset]);
+	if (!cg->css[UCG_SS_cpuset])
+		return -EINVAL;
+	cs = cs_of(cg->css[UCG_SS_cpuset]);
+	root = cs_of(cg->h->root->css[UCG_SS_cpuset]);
 	root->clock_s = now_s;
 	if (!root->pressure_enabled)
 		return 0;

@@ -144,26 +144,22 @@ int ucg_devices_rules_get(const struct ucg_cgroup *cg, const struct ucg_devrules
 	return 0;
 }
 
-int ucg_devices_may_access(struct ucg_engine *e, int tid, char type, uint32_t major,
-			   uint32_t minor, unsigned access)
+int ucg_devices_may_access(struct ucg_cgroup *cg, char type, uint32_t major, uint32_t minor,
+			   unsigned access)
 {
-	struct ucg_task *t = ucg_task_find(e, tid);
-	struct ucg_hierarchy *h = NULL;
 	unsigned dtype;
 
-	if (!t || t->exited)
-		return -ESRCH;
 	if (type == 'b')
 		dtype = UCG_DEV_BLOCK;
 	else if (type == 'c')
 		dtype = UCG_DEV_CHAR;
 	else
 		return -EINVAL;
-	h = ucg_subsys_hierarchy(e, UCG_SS_devices);
-	if (!h)
+	if (!cg)
 		return 0; /* devices bound nowhere: the root allows everything */
-	return ucg_devrules_may_access(&cgroup_devcg(ucg_task_cgroup(t, h))->rules, dtype, major,
-				       minor, access)
+	if (!cg->css[UCG_SS_devices])
+		return -EINVAL;
+	return ucg_devrules_may_access(&cgroup_devcg(cg)->rules, dtype, major, minor, access)
 		       ? 0
 		       : -EPERM;
 }

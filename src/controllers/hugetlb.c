@@ -227,28 +227,16 @@ static int numa_stat_show(struct ucg_of *of, struct ucg_buf *out)
 
 /* ---- charging API (charge.h) ------------------------------------------------------------- */
 
-static int task_hcg(struct ucg_engine *e, int tid, struct hugetlb_cg **ret)
+/* The hugetlb cgroup of cg: 0 and *ret (NULL for a NULL cg: hugetlb bound nowhere), or
+ * -EINVAL if cg is not of the hierarchy hugetlb is bound to. */
+static int cg_hcg(struct ucg_cgroup *cg, struct hugetlb_cg **ret)
 {
-	struct ucg_cgroup *cg;
-	int r = ucg_task_subsys_cgroup(e, tid, UCG_SS_hugetlb, &cg);
-
-	if (r < 0)
-		return r;
-	*ret = cg ? cgroup_hcg(cg) : NULL;
-	return 0;
-}
-
-static int path_hcg(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-		    struct hugetlb_cg **ret)
-{
-	struct ucg_cgroup *cg;
-	int r;
-
-	if (!(h->ss_mask & (1u << UCG_SS_hugetlb)))
+	if (!cg) {
+		*ret = NULL;
+		return 0;
+	}
+	if (!cg->css[UCG_SS_hugetlb])
 		return -EINVAL;
-	r = ucg_cgroup_lookup(h, path, &cg);
-	if (r < 0)
-		return r;
 	*ret = cgroup_hcg(cg);
 	return 0;
 }
@@ -287,47 +275,24 @@ static int charge_and_report(struct hugetlb_cg *hc, enum ucg_hugetlb_size size, 
 	return r;
 }
 
-int ucg_hugetlb_charge_task(struct ucg_engine *e, int tid, enum ucg_hugetlb_size size,
-			    bool rsvd, uint64_t npages, struct ucg_charge_result *result)
+int ucg_hugetlb_charge(struct ucg_cgroup *cg, enum ucg_hugetlb_size size, bool rsvd,
+		       uint64_t npages, struct ucg_charge_result *result)
 {
 	struct hugetlb_cg *hc;
-	int r = task_hcg(e, tid, &hc);
+	int r = cg_hcg(cg, &hc);
 
 	if (r < 0 || !hc)
 		return r;
 	return charge_and_report(hc, size, rsvd, npages, result);
 }
 
-int ucg_hugetlb_uncharge_task(struct ucg_engine *e, int tid, enum ucg_hugetlb_size size,
-			      bool rsvd, uint64_t npages)
+int ucg_hugetlb_uncharge(struct ucg_cgroup *cg, enum ucg_hugetlb_size size, bool rsvd,
+			 uint64_t npages)
 {
 	struct hugetlb_cg *hc;
-	int r = task_hcg(e, tid, &hc);
+	int r = cg_hcg(cg, &hc);
 
 	if (r < 0 || !hc)
-		return r;
-	return hcg_uncharge(hc, size, rsvd, npages);
-}
-
-int ucg_hugetlb_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			    enum ucg_hugetlb_size size, bool rsvd, uint64_t npages,
-			    struct ucg_charge_result *result)
-{
-	struct hugetlb_cg *hc;
-	int r = path_hcg(e, h, path, &hc);
-
-	if (r < 0)
-		return r;
-	return charge_and_report(hc, size, rsvd, npages, result);
-}
-
-int ucg_hugetlb_uncharge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			      enum ucg_hugetlb_size size, bool rsvd, uint64_t npages)
-{
-	struct hugetlb_cg *hc;
-	int r = path_hcg(e, h, path, &hc);
-
-	if (r < 0)
 		return r;
 	return hcg_uncharge(hc, size, rsvd, npages);
 }

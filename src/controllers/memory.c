@@ -31,10 +31,10 @@
  * in memory_impl.h.
  *
  * The kernel's charge loop counts a failure at every attempt (batch of 64, exact size,
- * one per reclaim retry, 16 retries: about 19 per OOM). ucg_memory_charge_* keep one
+ * one per reclaim retry, 16 retries: about 19 per OOM). ucg_memory_charge keeps one
  * retry; a model that reclaims more than clean cache (the simulator: LRU, dirty pages,
- * swap) runs the kernel's loop itself with ucg_memory_try_charge_path, one attempt
- * each, and swaps with ucg_memory_swap_out_path (memory.stat swap, memsw keeps them).
+ * swap) runs the kernel's loop itself with ucg_memory_try_charge, one attempt
+ * each, and swaps with ucg_memory_swap_out (memory.stat swap, memsw keeps them).
  * Limits of the model: no soft-limit reclaim.
  */
 #include "base/memparse.h"
@@ -379,52 +379,27 @@ static int empty_show(struct ucg_of *of, struct ucg_buf *out)
 
 /* ---- charging API (charge.h) ----------------------------------------------------------- */
 
-/* The task's memcg: 0 and *ret (NULL if memory is bound nowhere), or -ESRCH. */
-static int task_memcg(struct ucg_engine *e, int tid, struct memcg **ret)
+/* The memcg of cg: 0 and *ret (NULL for a NULL cg: memory bound nowhere), or -EINVAL
+ * if cg is not of the hierarchy memory is bound to. */
+static int cg_memcg(const struct ucg_cgroup *cg, struct memcg **ret)
 {
-	struct ucg_cgroup *cg;
-	int r = ucg_task_subsys_cgroup(e, tid, UCG_SS_memory, &cg);
-
-	if (r < 0)
-		return r;
-	*ret = cg ? cgroup_memcg(cg) : NULL;
-	return 0;
-}
-
-/* The memcg at path in h: -ENOENT, -ENOTDIR, or -EINVAL if memory is not bound to h. */
-static int path_memcg(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-		      struct memcg **ret)
-{
-	struct ucg_cgroup *cg;
-	int r;
-
-	if (!(h->ss_mask & (1u << UCG_SS_memory)))
+	if (!cg) {
+		*ret = NULL;
+		return 0;
+	}
+	if (!cg->css[UCG_SS_memory])
 		return -EINVAL;
-	r = ucg_cgroup_lookup(h, path, &cg);
-	if (r < 0)
-		return r;
-	*ret = cgroup_memcg(cg);
+	*ret = css_memcg(cg->css[UCG_SS_memory]);
 	return 0;
 }
 
-int ucg_memory_charge_task(struct ucg_engine *e, int tid, enum ucg_mem_kind kind,
-			   uint64_t pages, struct ucg_charge_result *result)
+int ucg_memory_charge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages,
+		      struct ucg_charge_result *result)
 {
 	struct memcg *m;
-	int r = task_memcg(e, tid, &m);
+	int r = cg_memcg(cg, &m);
 
 	if (r < 0 || !m)
-		return r;
-	return memcg_charge(m, kind, pages, result);
-}
-
-int ucg_memory_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			   enum ucg_mem_kind kind, uint64_t pages, struct ucg_charge_result *result)
-{
-	struct memcg *m;
-	int r = path_memcg(e, h, path, &m);
-
-	if (r < 0)
 		return r;
 	return memcg_charge(m, kind, pages, result);
 }
@@ -439,38 +414,25 @@ static int memcg_uncharge(struct memcg *m, enum ucg_mem_kind kind, uint64_t page
 	return 0;
 }
 
-int ucg_memory_uncharge_task(struct ucg_engine *e, int tid, enum ucg_mem_kind kind,
-			     uint64_t pages)
+int ucg_memory_uncharge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages)
 {
 	struct memcg *m;
-	int r = task_memcg(e, tid, &m);
+	int r = cg_memcg(cg, &m);
 
 	if (r < 0 || !m)
 		return r;
 	return memcg_uncharge(m, kind, pages);
 }
 
-int ucg_memory_uncharge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			     enum ucg_mem_kind kind, uint64_t pages)
-{
-	struct memcg *m;
-	int r = path_memcg(e, h, path, &m);
-
-	if (r < 0)
-		return r;
-	return memcg_uncharge(m, kind, pages);
-}
-
 /* ---- the kernel's charge loop, one attempt at a time (for a model that reclaims) ---- */
 
-int ucg_memory_try_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			       enum ucg_mem_kind kind, uint64_t pages,
-			       struct ucg_charge_result *res)
+int ucg_memory_try_charge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages,
+			  struct ucg_charge_result *res)
 {
 	struct memcg *m, *over = NULL;
-	int r = path_memcg(e, h, path, &m);
+	int r = cg_memcg(cg, &m);
 
-	if (r < 0)
+	if (r < 0 || !m)
 		return r;
 	if ((unsigned)kind >= UCG_MEM_NR_KINDS)
 		return -EINVAL;
@@ -491,12 +453,11 @@ int ucg_memory_try_charge_path(struct ucg_engine *e, struct ucg_hierarchy *h, co
 	return 0;
 }
 
-int ucg_memory_margin_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			   uint64_t *ret)
+int ucg_memory_margin(const struct ucg_cgroup *cg, uint64_t *ret)
 {
 	struct memcg *m, *it;
 	uint64_t margin = UINT64_MAX;
-	int r = path_memcg(e, h, path, &m);
+	int r = cg_memcg(cg, &m);
 
 	if (r < 0)
 		return r;
@@ -513,12 +474,12 @@ int ucg_memory_margin_path(struct ucg_engine *e, struct ucg_hierarchy *h, const 
 	return 0;
 }
 
-int ucg_memory_oom_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path)
+int ucg_memory_oom(struct ucg_cgroup *cg)
 {
 	struct memcg *m;
-	int r = path_memcg(e, h, path, &m);
+	int r = cg_memcg(cg, &m);
 
-	if (r < 0)
+	if (r < 0 || !m)
 		return r;
 	if (!m->parent)
 		return 0; /* the root has no limit of its own: no memcg OOM there */
@@ -526,18 +487,17 @@ int ucg_memory_oom_path(struct ucg_engine *e, struct ucg_hierarchy *h, const cha
 		m->under_oom = 1;
 	else
 		m->oom_kill++;
-	/* pressure came from the reclaim rounds before (ucg_memory_vmpressure*) */
+	/* pressure came from the reclaim rounds before (ucg_memory_vmpressure) */
 	memcg_event_oom(m);
 	return m->oom_kill_disable;
 }
 
-int ucg_memory_swap_out_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			     uint64_t pages)
+int ucg_memory_swap_out(struct ucg_cgroup *cg, uint64_t pages)
 {
 	struct memcg *m;
-	int r = path_memcg(e, h, path, &m);
+	int r = cg_memcg(cg, &m);
 
-	if (r < 0)
+	if (r < 0 || !m)
 		return r;
 	if (m->pages[UCG_MEM_ANON] < pages)
 		return -ERANGE;
@@ -552,13 +512,12 @@ int ucg_memory_swap_out_path(struct ucg_engine *e, struct ucg_hierarchy *h, cons
 	return 0;
 }
 
-int ucg_memory_swap_free_path(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			      uint64_t pages)
+int ucg_memory_swap_free(struct ucg_cgroup *cg, uint64_t pages)
 {
 	struct memcg *m, *it;
-	int r = path_memcg(e, h, path, &m);
+	int r = cg_memcg(cg, &m);
 
-	if (r < 0)
+	if (r < 0 || !m)
 		return r;
 	if (m->stat[ST_SWAP] < pages)
 		return -ERANGE;
@@ -570,10 +529,10 @@ int ucg_memory_swap_free_path(struct ucg_engine *e, struct ucg_hierarchy *h, con
 	return 0;
 }
 
-int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major)
+int ucg_memory_count_fault(struct ucg_cgroup *cg, bool major)
 {
 	struct memcg *m;
-	int r = task_memcg(e, tid, &m);
+	int r = cg_memcg(cg, &m);
 
 	if (r < 0 || !m)
 		return r;
@@ -585,16 +544,18 @@ int ucg_memory_count_fault(struct ucg_engine *e, int tid, bool major)
 
 /* ---- reclaim pressure reported by a model that scans its own LRU ---------------- */
 
-int ucg_memory_vmpressure(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path,
-			  uint64_t scanned, uint64_t reclaimed, bool fell_short)
+int ucg_memory_vmpressure(struct ucg_cgroup *cg, uint64_t scanned, uint64_t reclaimed,
+			  bool fell_short)
 {
 	struct memcg *m;
-	int r = path_memcg(e, h, path, &m);
+	int r = cg_memcg(cg, &m);
 
 	if (r < 0)
 		return r;
 	if (reclaimed > scanned)
 		return -EINVAL;
+	if (!m)
+		return 0;
 	memcg_vmpressure(m, scanned, reclaimed);
 	if (fell_short)
 		memcg_vmpressure_prio(m);

@@ -6,7 +6,7 @@
  * new child copies its parent's value once, at mkdir; later changes of the parent do
  * not reach existing children. The value 0xMMMMNNNN names tc class MMMM:NNNN (both
  * halves hex, as tc prints them: 0x00100001 is 10:1); 0 means "no class". The tc
- * model asks for a task's classid with ucg_net_cls_classid().
+ * model asks for a cgroup's classid with ucg_net_cls_classid_get().
  *
  * Limits: the kernel also re-tags the sockets the tasks already own when the file is
  * written and when a task moves; there are no sockets here, the classid is looked up
@@ -54,22 +54,6 @@ static uint64_t classid_read(struct ucg_of *of)
 static int classid_write(struct ucg_of *of, uint64_t v)
 {
 	ncls_of(of->css)->classid = (uint32_t)v;
-	return 0;
-}
-
-int ucg_net_cls_classid(struct ucg_engine *e, int tid, uint32_t *ret)
-{
-	struct ucg_task *t = ucg_task_find(e, tid);
-	struct ucg_hierarchy *h = NULL;
-
-	if (!t || t->exited)
-		return -ESRCH;
-	while ((h = ucg_hierarchy_next(e, h)))
-		if (h->ss_mask & (1u << UCG_SS_net_cls)) {
-			*ret = ncls_of(ucg_task_cgroup(t, h)->css[UCG_SS_net_cls])->classid;
-			return 0;
-		}
-	*ret = 0;
 	return 0;
 }
 

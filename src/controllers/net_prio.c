@@ -138,23 +138,20 @@ static int ifpriomap_write(struct ucg_of *of, const char *buf, size_t len)
 	return 0;
 }
 
-int ucg_net_prio_priority(struct ucg_engine *e, int tid, const char *ifname, uint32_t *ret)
+int ucg_net_prio_priority(const struct ucg_cgroup *cg, const char *ifname, uint32_t *ret)
 {
-	struct ucg_task *t = ucg_task_find(e, tid);
-	struct ucg_hierarchy *h = NULL;
 	int dev;
 
-	if (!t || t->exited)
-		return -ESRCH;
-	dev = find_dev(e, ifname, strlen(ifname));
+	if (!cg) {
+		*ret = 0;
+		return 0;
+	}
+	if (!cg->css[UCG_SS_net_prio])
+		return -EINVAL;
+	dev = find_dev(cg->h->e, ifname, strlen(ifname));
 	if (dev < 0)
 		return -ENODEV;
-	while ((h = ucg_hierarchy_next(e, h)))
-		if (h->ss_mask & (1u << UCG_SS_net_prio)) {
-			*ret = np_of(ucg_task_cgroup(t, h)->css[UCG_SS_net_prio])->map[dev];
-			return 0;
-		}
-	*ret = 0;
+	*ret = np_of(cg->css[UCG_SS_net_prio])->map[dev];
 	return 0;
 }
 

@@ -124,10 +124,10 @@ static void test_io_accounting_and_limits(void)
 	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
 	T_EQ_INT(fx_mkdir(e, h, "/a/b"), 0);
 	T_EQ_INT(wr("/a/b/cgroup.procs", "100"), 0);
-	T_EQ_INT(ucg_blkio_account_task(e, 100, 7, 0, UCG_BIO_READ, true, 4194304, 1024), 0);
-	T_EQ_INT(ucg_blkio_account_task(e, 100, 7, 0, UCG_BIO_WRITE, false, 4096, 1), 0);
-	T_EQ_INT(ucg_blkio_account_task(e, 100, 7, 0, UCG_BIO_DISCARD, true, 8192, 1), 0);
-	T_EQ_INT(ucg_blkio_account_task(e, 100, 8, 0, UCG_BIO_READ, true, 1, 1), -ENODEV);
+	T_EQ_INT(ucg_blkio_account(fx_task_cg(e, 100, UCG_SS_blkio), 7, 0, UCG_BIO_READ, true, 4194304, 1024), 0);
+	T_EQ_INT(ucg_blkio_account(fx_task_cg(e, 100, UCG_SS_blkio), 7, 0, UCG_BIO_WRITE, false, 4096, 1), 0);
+	T_EQ_INT(ucg_blkio_account(fx_task_cg(e, 100, UCG_SS_blkio), 7, 0, UCG_BIO_DISCARD, true, 8192, 1), 0);
+	T_EQ_INT(ucg_blkio_account(fx_task_cg(e, 100, UCG_SS_blkio), 8, 0, UCG_BIO_READ, true, 1, 1), -ENODEV);
 	T_EQ_STR(rd("/a/b/blkio.throttle.io_service_bytes"),
 		 "7:0 Read 4194304\n7:0 Write 4096\n7:0 Sync 4202496\n7:0 Async 4096\n"
 		 "7:0 Discard 8192\n7:0 Total 4206592\nTotal 4206592\n");
@@ -142,17 +142,19 @@ static void test_io_accounting_and_limits(void)
 		 "7:0 Read 1024\n7:0 Write 1\n7:0 Sync 1025\n7:0 Async 1\n7:0 Discard 1\n"
 		 "7:0 Total 1026\nTotal 1026\n");
 	/* non-bfq device: throttle statistics only */
-	T_EQ_INT(ucg_blkio_account_task(e, 100, 254, 0, UCG_BIO_READ, true, 512, 1), 0);
+	T_EQ_INT(ucg_blkio_account(fx_task_cg(e, 100, UCG_SS_blkio), 254, 0, UCG_BIO_READ, true, 512, 1), 0);
 	T_CHECK(strstr(rd("/a/b/blkio.bfq.io_serviced"), "254:0") == NULL);
 	T_CHECK(strstr(rd("/a/b/blkio.throttle.io_serviced"), "254:0 Read 1\n") != NULL);
 	/* by path: the cgroup named pays, with no task of it involved (writeback) */
-	T_EQ_INT(ucg_blkio_account_path(e, h, "/a", 7, 0, UCG_BIO_WRITE, false, 65536, 2), 0);
+	T_EQ_INT(ucg_blkio_account(fx_cg(h, "/a"), 7, 0, UCG_BIO_WRITE, false, 65536, 2), 0);
 	T_CHECK(strstr(rd("/a/blkio.throttle.io_service_bytes"), "7:0 Write 65536\n7:0 Sync 0\n"
 		       "7:0 Async 65536\n") != NULL);
 	T_CHECK(strstr(rd("/a/b/blkio.throttle.io_service_bytes"), "7:0 Write 4096\n") != NULL);
-	T_EQ_INT(ucg_blkio_account_path(e, h, "/nope", 7, 0, UCG_BIO_WRITE, false, 1, 1), -ENOENT);
-	T_EQ_INT(ucg_blkio_account_path(e, h, "/a", 9, 0, UCG_BIO_WRITE, false, 1, 1), -ENODEV);
-	T_EQ_INT(ucg_blkio_account_path(e, h, "/a", 7, 0, (enum ucg_bio_op)7, false, 1, 1), -EINVAL);
+	/* blkio bound nowhere (NULL): nothing accounted, no limit; a bad op still EINVAL */
+	T_EQ_INT(ucg_blkio_account(NULL, 7, 0, UCG_BIO_WRITE, false, 1, 1), 0);
+	T_EQ_INT(ucg_blkio_account(NULL, 7, 0, (enum ucg_bio_op)7, false, 1, 1), -EINVAL);
+	T_EQ_INT(ucg_blkio_account(fx_cg(h, "/a"), 9, 0, UCG_BIO_WRITE, false, 1, 1), -ENODEV);
+	T_EQ_INT(ucg_blkio_account(fx_cg(h, "/a"), 7, 0, (enum ucg_bio_op)7, false, 1, 1), -EINVAL);
 	/* reset_stats clears bfq statistics only */
 	T_EQ_INT(wr("/a/b/blkio.reset_stats", "abc"), -EINVAL);
 	T_EQ_INT(wr("/a/b/blkio.reset_stats", "-1"), -EINVAL);
@@ -167,17 +169,17 @@ static void test_io_accounting_and_limits(void)
 	T_EQ_INT(wr("/a/b/blkio.throttle.read_bps_device", "7:0 5000"), 0);
 	T_EQ_INT(wr("/a/b/blkio.throttle.write_iops_device", "7:0 30"), 0);
 	T_EQ_INT(wr("/a/b/blkio.bfq.weight", "300"), 0);
-	T_EQ_INT(ucg_blkio_limits_task(e, 100, 7, 0, &l), 0);
+	T_EQ_INT(ucg_blkio_limits(fx_task_cg(e, 100, UCG_SS_blkio), 7, 0, &l), 0);
 	T_EQ_INT(l.read_bps, 1000);
 	T_EQ_INT(l.write_bps == UINT64_MAX, 1);
 	T_EQ_INT(l.read_iops, UINT32_MAX);
 	T_EQ_INT(l.write_iops, 30);
 	T_EQ_INT(l.weight, 300);
 	T_EQ_INT(wr("/a/b/blkio.bfq.weight_device", "7:0 700"), 0);
-	T_EQ_INT(ucg_blkio_limits_task(e, 100, 7, 0, &l), 0);
+	T_EQ_INT(ucg_blkio_limits(fx_task_cg(e, 100, UCG_SS_blkio), 7, 0, &l), 0);
 	T_EQ_INT(l.weight, 700);
-	T_EQ_INT(ucg_blkio_limits_task(e, 100, 9, 0, &l), -ENODEV);
-	T_EQ_INT(ucg_blkio_limits_task(e, 555, 7, 0, &l), -ESRCH);
+	T_EQ_INT(ucg_blkio_limits(fx_task_cg(e, 100, UCG_SS_blkio), 9, 0, &l), -ENODEV);
+	T_EQ_INT(fx_task_cg_err(e, 555, UCG_SS_blkio), -ESRCH);
 	teardown();
 }
 

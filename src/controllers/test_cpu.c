@@ -156,15 +156,15 @@ static void test_cfs_hierarchy(void)
 
 		fx_proc(e, 10, 0);
 		T_EQ_INT(fx_write(e, h, "/p/c/cgroup.procs", "10"), 0);
-		T_EQ_INT(ucg_cpu_bandwidth_task(e, 10, &bw), 0);
+		T_EQ_INT(ucg_cpu_bandwidth_get(fx_task_cg(e, 10, UCG_SS_cpu), &bw), 0);
 		T_EQ_INT(bw.quota_us, -1);
 		T_EQ_INT((long long)bw.ratio, (long long)((10000000ull << 20) / 100000000ull));
-		T_EQ_INT(ucg_cpu_account_period(e, 10, 1, 5000, 0), 0);
-		T_EQ_INT(ucg_cpu_account_period(e, 10, 0, 0, 700), 0);
+		T_EQ_INT(ucg_cpu_account_period(fx_task_cg(e, 10, UCG_SS_cpu), 1, 5000, 0), 0);
+		T_EQ_INT(ucg_cpu_account_period(fx_task_cg(e, 10, UCG_SS_cpu), 0, 0, 700), 0);
 		T_EQ_STR(fx_read(e, h, "/p/c/cpu.stat"),
 			 "nr_periods 2\nnr_throttled 1\nthrottled_time 5000\nnr_bursts 1\n"
 			 "burst_time 700\n");
-		T_EQ_INT(ucg_cpu_bandwidth_task(e, 99, &bw), -ESRCH);
+		T_EQ_INT(fx_task_cg_err(e, 99, UCG_SS_cpu), -ESRCH);
 	}
 	ucg_engine_free(e);
 }

@@ -28,8 +28,8 @@ static void test_files_formats(void)
 	T_EQ_STR(fx_read(e, h, "/a/cpuacct.stat"), "user 0\nsystem 0\n");
 	fx_proc(e, 10, 0);
 	T_EQ_INT(fx_write(e, h, "/a/cgroup.procs", "10"), 0);
-	T_EQ_INT(ucg_cpuacct_charge(e, 10, 1, 996676033, 0), 0);
-	T_EQ_INT(ucg_cpuacct_charge(e, 10, 0, 2283955, 315085), 0);
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 10, UCG_SS_cpuacct), 1, 996676033, 0), 0);
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 10, UCG_SS_cpuacct), 0, 2283955, 315085), 0);
 	T_EQ_STR(fx_read(e, h, "/a/cpuacct.usage"), "999275073\n");
 	T_EQ_STR(fx_read(e, h, "/a/cpuacct.usage_user"), "998959988\n");
 	T_EQ_STR(fx_read(e, h, "/a/cpuacct.usage_sys"), "315085\n");
@@ -44,8 +44,8 @@ static void test_files_formats(void)
 	T_EQ_INT(ucg_fs_getattr(e, h, "/a/cpuacct.usage_all", &root, &st), 0);
 	T_EQ_INT(st.mode & 0777, 0444);
 	T_EQ_INT(fx_write(e, h, "/a/cpuacct.stat", "0"), -EINVAL);
-	T_EQ_INT(ucg_cpuacct_charge(e, 10, 2, 1, 1), -EINVAL);
-	T_EQ_INT(ucg_cpuacct_charge(e, 99, 0, 1, 1), -ESRCH);
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 10, UCG_SS_cpuacct), 2, 1, 1), -EINVAL);
+	T_EQ_INT(fx_task_cg_err(e, 99, UCG_SS_cpuacct), -ESRCH);
 	ucg_engine_free(e);
 }
 
@@ -69,9 +69,9 @@ static void test_hierarchy_and_reset(void)
 	T_EQ_INT(fx_mkdir(e, h, "/p/c"), 0);
 	T_EQ_INT(fx_write(e, h, "/p/cgroup.procs", "10"), 0);
 	T_EQ_INT(fx_write(e, h, "/p/c/cgroup.procs", "20"), 0);
-	T_EQ_INT(ucg_cpuacct_charge(e, 10, 0, 100, 0), 0);
-	T_EQ_INT(ucg_cpuacct_charge(e, 20, 1, 482579000, 0), 0);
-	T_EQ_INT(ucg_cpuacct_charge(e, 30, 0, 7, 0), 0); /* root only */
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 10, UCG_SS_cpuacct), 0, 100, 0), 0);
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 20, UCG_SS_cpuacct), 1, 482579000, 0), 0);
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 30, UCG_SS_cpuacct), 0, 7, 0), 0); /* root only */
 	T_EQ_STR(fx_read(e, h, "/p/c/cpuacct.usage"), "482579000\n");
 	T_EQ_STR(fx_read(e, h, "/p/cpuacct.usage"), "482579100\n");
 	T_EQ_STR(fx_read(e, h, "/cpuacct.usage"), "482579107\n");
@@ -80,7 +80,7 @@ static void test_hierarchy_and_reset(void)
 	T_EQ_STR(fx_read(e, h, "/p/n/cpuacct.usage"), "0\n");
 	/* A charge follows the task after a move. */
 	T_EQ_INT(fx_write(e, h, "/p/n/cgroup.procs", "20"), 0);
-	T_EQ_INT(ucg_cpuacct_charge(e, 20, 0, 0, 5), 0);
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 20, UCG_SS_cpuacct), 0, 0, 5), 0);
 	T_EQ_STR(fx_read(e, h, "/p/n/cpuacct.usage"), "5\n");
 	T_EQ_STR(fx_read(e, h, "/p/c/cpuacct.usage"), "482579000\n");
 	T_EQ_STR(fx_read(e, h, "/p/c/cpuacct.stat"), "user 48\nsystem 0\n");
@@ -108,14 +108,14 @@ static void test_stat_monotonic(void)
 	fx_proc(e, 10, 0);
 	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
 	T_EQ_INT(fx_write(e, h, "/a/cgroup.procs", "10"), 0);
-	T_EQ_INT(ucg_cpuacct_charge(e, 10, 0, 300000000, 100000000), 0);
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 10, UCG_SS_cpuacct), 0, 300000000, 100000000), 0);
 	T_EQ_STR(fx_read(e, h, "/a/cpuacct.stat"), "user 30\nsystem 10\n");
 	T_EQ_INT(fx_write(e, h, "/a/cpuacct.usage", "0"), 0);
 	/* Below the last shown pair: unchanged. */
-	T_EQ_INT(ucg_cpuacct_charge(e, 10, 0, 200000000, 100000000), 0);
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 10, UCG_SS_cpuacct), 0, 200000000, 100000000), 0);
 	T_EQ_STR(fx_read(e, h, "/a/cpuacct.stat"), "user 30\nsystem 10\n");
 	/* Beyond it: grows again, never backwards. */
-	T_EQ_INT(ucg_cpuacct_charge(e, 10, 1, 200000000, 0), 0);
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 10, UCG_SS_cpuacct), 1, 200000000, 0), 0);
 	T_EQ_STR(fx_read(e, h, "/a/cpuacct.usage"), "500000000\n");
 	T_EQ_STR(fx_read(e, h, "/a/cpuacct.stat"), "user 40\nsystem 10\n");
 	ucg_engine_free(e);

@@ -321,7 +321,7 @@ static void test_attach_and_provider(void)
 	struct rec r;
 	struct ucg_engine *e = engine(2, 1, &r);
 	struct ucg_hierarchy *h = fx_mount(e, "cpuset");
-	unsigned char mask[1];
+	unsigned char mask[1], mems[1];
 
 	fx_proc(e, 10, 0);
 	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
@@ -334,7 +334,7 @@ static void test_attach_and_provider(void)
 	T_EQ_INT(fx_write(e, h, "/a/cgroup.procs", "10"), 0);
 	T_EQ_INT(r.cpus[10], 0x2);
 	T_EQ_INT(r.mems[10], 0x1);
-	T_EQ_INT(ucg_cpuset_task_cpus(e, 10, mask, 1), 0);
+	T_EQ_INT(ucg_cpuset_get(fx_task_cg(e, 10, UCG_SS_cpuset), 1, mask, 1, mems, 1), 0);
 	T_EQ_INT(mask[0], 0x2);
 	/* A cpus write reaches every task at once. */
 	T_EQ_INT(fx_write(e, h, "/a/cpuset.cpus", "0-1"), 0);
@@ -352,9 +352,9 @@ static void test_attach_and_provider(void)
 	T_EQ_INT(fx_write(e, h, "/a/cgroup.procs", "10"), 0);
 	fx_thread(e, 10, 10, 11, 0);
 	T_EQ_INT(r.calls, 1);
-	T_EQ_INT(ucg_cpuset_task_cpus(e, 11, mask, 1), 0);
+	T_EQ_INT(ucg_cpuset_get(fx_task_cg(e, 11, UCG_SS_cpuset), 1, mask, 1, mems, 1), 0);
 	T_EQ_INT(mask[0], 0x1);
-	T_EQ_INT(ucg_cpuset_task_cpus(e, 99, mask, 1), -ESRCH);
+	T_EQ_INT(fx_task_cg_err(e, 99, UCG_SS_cpuset), -ESRCH);
 	/* An empty cpuset can be emptied again once its tasks leave. */
 	T_EQ_INT(fx_write(e, h, "/cgroup.procs", "10"), 0);
 	T_EQ_INT(fx_write(e, h, "/a/cpuset.cpus", "\n"), 0);
@@ -537,12 +537,12 @@ static void test_memory_pressure(void)
 	T_EQ_INT(fx_write(e, h, "/a/cpuset.mems", "0"), 0);
 	T_EQ_INT(fx_write(e, h, "/a/cgroup.procs", "101"), 0);
 	/* disabled (the default): nothing counts */
-	T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 100, 5), 0);
+	T_EQ_INT(ucg_cpuset_memory_pressure_bump(fx_task_cg(e, 100, UCG_SS_cpuset), 5), 0);
 	ucg_cpuset_clock(e, 6);
 	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "0\n");
 	T_EQ_INT(fx_write(e, h, "/cpuset.memory_pressure_enabled", "1"), 0);
-	T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 100, 10), 0);
-	T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 100, 10), 0);
+	T_EQ_INT(ucg_cpuset_memory_pressure_bump(fx_task_cg(e, 100, UCG_SS_cpuset), 10), 0);
+	T_EQ_INT(ucg_cpuset_memory_pressure_bump(fx_task_cg(e, 100, UCG_SS_cpuset), 10), 0);
 	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "0\n"); /* same second */
 	ucg_cpuset_clock(e, 11);
 	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "134\n"); /* 67 * 2000 / 1000 */
@@ -552,16 +552,16 @@ static void test_memory_pressure(void)
 	ucg_cpuset_clock(e, 14);
 	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "108\n"); /* 125 -> 116 -> 108 */
 	/* the child's own task */
-	T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 101, 14), 0);
+	T_EQ_INT(ucg_cpuset_memory_pressure_bump(fx_task_cg(e, 101, UCG_SS_cpuset), 14), 0);
 	ucg_cpuset_clock(e, 15);
 	T_EQ_STR(fx_read(e, h, "/a/cpuset.memory_pressure"), "67\n");
 	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "100\n"); /* 933 * 108 / 1000 */
 	/* 99 ticks at most decay 100 to 0; cnt stops at 1000000 */
 	for (i = 0; i < 1500; i++)
-		T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 100, 300), 0);
+		T_EQ_INT(ucg_cpuset_memory_pressure_bump(fx_task_cg(e, 100, UCG_SS_cpuset), 300), 0);
 	ucg_cpuset_clock(e, 301);
 	T_EQ_STR(fx_read(e, h, "/cpuset.memory_pressure"), "67000\n");
-	T_EQ_INT(ucg_cpuset_memory_pressure_bump(e, 999, 301), -ESRCH);
+	T_EQ_INT(fx_task_cg_err(e, 999, UCG_SS_cpuset), -ESRCH);
 	ucg_engine_free(e);
 }
 

@@ -195,33 +195,33 @@ static void test_allow_all_propagation_and_access(void)
 	T_EQ_INT(fx_mkdir(e, h, "/p"), 0);
 	T_EQ_INT(fx_mkdir(e, h, "/p/c"), 0);
 	T_EQ_INT(fx_write(e, h, "/p/c/cgroup.procs", "100"), 0);
-	T_EQ_INT(ucg_devices_may_access(e, 100, 'c', 1, 3, UCG_DEV_ACC_WRITE), 0);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 100, UCG_SS_devices), 'c', 1, 3, UCG_DEV_ACC_WRITE), 0);
 	T_EQ_INT(fx_write(e, h, "/p/devices.deny", "c 1:3 w"), 0);
-	T_EQ_INT(ucg_devices_may_access(e, 100, 'c', 1, 3, UCG_DEV_ACC_WRITE), -EPERM);
-	T_EQ_INT(ucg_devices_may_access(e, 100, 'c', 1, 3, UCG_DEV_ACC_READ), 0);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 100, UCG_SS_devices), 'c', 1, 3, UCG_DEV_ACC_WRITE), -EPERM);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 100, UCG_SS_devices), 'c', 1, 3, UCG_DEV_ACC_READ), 0);
 	/* the parent relaxes: the child stays blocked until it allows by itself */
 	T_EQ_INT(fx_write(e, h, "/p/devices.allow", "c 1:3 w"), 0);
-	T_EQ_INT(ucg_devices_may_access(e, 100, 'c', 1, 3, UCG_DEV_ACC_WRITE), -EPERM);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 100, UCG_SS_devices), 'c', 1, 3, UCG_DEV_ACC_WRITE), -EPERM);
 	T_EQ_INT(fx_write(e, h, "/p/c/devices.allow", "c 1:3 w"), 0);
-	T_EQ_INT(ucg_devices_may_access(e, 100, 'c', 1, 3, UCG_DEV_ACC_WRITE), 0);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 100, UCG_SS_devices), 'c', 1, 3, UCG_DEV_ACC_WRITE), 0);
 	/* mknod check */
 	T_EQ_INT(fx_write(e, h, "/p/c/devices.deny", "c 1:9 m"), 0);
-	T_EQ_INT(ucg_devices_may_access(e, 100, 'c', 1, 9, UCG_DEV_ACC_MKNOD), -EPERM);
-	T_EQ_INT(ucg_devices_may_access(e, 100, 'c', 1, 5, UCG_DEV_ACC_MKNOD), 0);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 100, UCG_SS_devices), 'c', 1, 9, UCG_DEV_ACC_MKNOD), -EPERM);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 100, UCG_SS_devices), 'c', 1, 5, UCG_DEV_ACC_MKNOD), 0);
 	/* a task in the root is unaffected; bad args */
-	T_EQ_INT(ucg_devices_may_access(e, 101, 'c', 1, 9, UCG_DEV_ACC_MKNOD), 0);
-	T_EQ_INT(ucg_devices_may_access(e, 999, 'c', 1, 9, UCG_DEV_ACC_MKNOD), -ESRCH);
-	T_EQ_INT(ucg_devices_may_access(e, 100, 'x', 1, 9, UCG_DEV_ACC_MKNOD), -EINVAL);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 101, UCG_SS_devices), 'c', 1, 9, UCG_DEV_ACC_MKNOD), 0);
+	T_EQ_INT(fx_task_cg_err(e, 999, UCG_SS_devices), -ESRCH);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 100, UCG_SS_devices), 'x', 1, 9, UCG_DEV_ACC_MKNOD), -EINVAL);
 	/* deny-all: all requested bits must be covered by one exception */
 	T_EQ_INT(fx_mkdir(e, h, "/d"), 0);
 	T_EQ_INT(fx_write(e, h, "/d/devices.deny", "a"), 0);
 	T_EQ_INT(fx_write(e, h, "/d/devices.allow", "c 1:* r"), 0);
 	T_EQ_INT(fx_write(e, h, "/d/devices.allow", "c 1:3 w"), 0);
 	T_EQ_INT(fx_write(e, h, "/d/cgroup.procs", "101"), 0);
-	T_EQ_INT(ucg_devices_may_access(e, 101, 'c', 1, 3, UCG_DEV_ACC_READ), 0);
-	T_EQ_INT(ucg_devices_may_access(e, 101, 'c', 1, 3, UCG_DEV_ACC_READ | UCG_DEV_ACC_WRITE),
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 101, UCG_SS_devices), 'c', 1, 3, UCG_DEV_ACC_READ), 0);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 101, UCG_SS_devices), 'c', 1, 3, UCG_DEV_ACC_READ | UCG_DEV_ACC_WRITE),
 		 -EPERM);
-	T_EQ_INT(ucg_devices_may_access(e, 101, 'b', 1, 3, UCG_DEV_ACC_READ), -EPERM);
+	T_EQ_INT(ucg_devices_may_access(fx_task_cg(e, 101, UCG_SS_devices), 'b', 1, 3, UCG_DEV_ACC_READ), -EPERM);
 	teardown();
 }
 

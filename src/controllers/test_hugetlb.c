@@ -101,12 +101,12 @@ static void test_charges(void)
 	T_EQ_INT(wr("/p/c/cgroup.procs", "100"), 0);
 	T_EQ_INT(wr("/p/hugetlb.2MB.limit_in_bytes", "2M"), 0);
 	T_EQ_INT(wr("/p/c/hugetlb.2MB.limit_in_bytes", "1G"), 0); /* above the parent's */
-	T_EQ_INT(ucg_hugetlb_charge_task(e, 100, UCG_HUGETLB_2MB, false, 1, NULL), 0);
+	T_EQ_INT(ucg_hugetlb_charge(fx_task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false, 1, NULL), 0);
 	ucg_buf_init(&path);
 	memset(&res, 0, sizeof(res));
 	res.path = &path;
 	/* the second fault: SIGBUS, counted in the parent whose limit refused */
-	T_EQ_INT(ucg_hugetlb_charge_task(e, 100, UCG_HUGETLB_2MB, false, 1, &res), -ENOMEM);
+	T_EQ_INT(ucg_hugetlb_charge(fx_task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false, 1, &res), -ENOMEM);
 	T_EQ_STR(path.data, "/p");
 	T_EQ_INT(res.hierarchy_id, ucg_hierarchy_id(h));
 	T_EQ_STR(rd("/p/hugetlb.2MB.failcnt"), "1\n");
@@ -122,23 +122,25 @@ static void test_charges(void)
 	T_EQ_INT(wr("/p/hugetlb.2MB.limit_in_bytes", "0"), -EBUSY);
 	/* reservations: a separate counter; ENOMEM at mmap */
 	T_EQ_INT(wr("/p/hugetlb.2MB.rsvd.limit_in_bytes", "2M"), 0);
-	T_EQ_INT(ucg_hugetlb_charge_task(e, 100, UCG_HUGETLB_2MB, true, 2, NULL), -ENOMEM);
+	T_EQ_INT(ucg_hugetlb_charge(fx_task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, true, 2, NULL), -ENOMEM);
 	T_EQ_STR(rd("/p/hugetlb.2MB.rsvd.failcnt"), "1\n");
-	T_EQ_INT(ucg_hugetlb_charge_task(e, 100, UCG_HUGETLB_2MB, true, 1, NULL), 0);
+	T_EQ_INT(ucg_hugetlb_charge(fx_task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, true, 1, NULL), 0);
 	T_EQ_STR(rd("/p/c/hugetlb.2MB.rsvd.usage_in_bytes"), "2097152\n");
 	/* resets */
-	T_EQ_INT(ucg_hugetlb_uncharge_task(e, 100, UCG_HUGETLB_2MB, false, 1), 0);
+	T_EQ_INT(ucg_hugetlb_uncharge(fx_task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false, 1), 0);
 	T_EQ_INT(wr("/p/hugetlb.2MB.max_usage_in_bytes", "x"), 0);
 	T_EQ_STR(rd("/p/hugetlb.2MB.max_usage_in_bytes"), "0\n");
 	T_EQ_INT(wr("/p/hugetlb.2MB.failcnt", "x"), 0);
 	T_EQ_STR(rd("/p/hugetlb.2MB.failcnt"), "0\n");
-	T_EQ_INT(ucg_hugetlb_uncharge_task(e, 100, UCG_HUGETLB_2MB, false, 1), -ERANGE);
+	T_EQ_INT(ucg_hugetlb_uncharge(fx_task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false, 1), -ERANGE);
 	/* 1GB pages count separately */
-	T_EQ_INT(ucg_hugetlb_charge_path(e, h, "/p/c", UCG_HUGETLB_1GB, false, 1, NULL), 0);
+	T_EQ_INT(ucg_hugetlb_charge(fx_cg(h, "/p/c"), UCG_HUGETLB_1GB, false, 1, NULL), 0);
 	T_EQ_STR(rd("/p/hugetlb.1GB.usage_in_bytes"), "1073741824\n");
-	T_EQ_INT(ucg_hugetlb_uncharge_path(e, h, "/p/c", UCG_HUGETLB_1GB, false, 1), 0);
-	T_EQ_INT(ucg_hugetlb_charge_path(e, h, "/x", UCG_HUGETLB_1GB, false, 1, NULL), -ENOENT);
-	T_EQ_INT(ucg_hugetlb_charge_task(e, 1234, UCG_HUGETLB_1GB, false, 1, NULL), -ESRCH);
+	T_EQ_INT(ucg_hugetlb_uncharge(fx_cg(h, "/p/c"), UCG_HUGETLB_1GB, false, 1), 0);
+	/* hugetlb bound nowhere (NULL): nothing charged */
+	T_EQ_INT(ucg_hugetlb_charge(NULL, UCG_HUGETLB_1GB, false, 1, NULL), 0);
+	T_EQ_INT(ucg_hugetlb_uncharge(NULL, UCG_HUGETLB_1GB, false, 1), 0);
+	T_EQ_INT(fx_task_cg_err(e, 1234, UCG_SS_hugetlb), -ESRCH);
 	ucg_buf_fini(&path);
 	teardown();
 }

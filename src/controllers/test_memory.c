@@ -9,7 +9,7 @@ FX_ONE_MOUNT("memory")
 
 static int charge(const char *path, enum ucg_mem_kind k, uint64_t pages)
 {
-	return ucg_memory_charge_path(e, h, path, k, pages, NULL);
+	return ucg_memory_charge(fx_cg(h, path), k, pages, NULL);
 }
 
 static void test_files_modes_defaults(void)
@@ -181,7 +181,7 @@ static void test_limit_below_usage(void)
 	T_EQ_INT(charge("/a/b", UCG_MEM_ANON, 12800), 0);
 	T_EQ_INT(wr("/a/memory.limit_in_bytes", "10M"), -EBUSY);
 	T_EQ_STR(rd("/a/memory.limit_in_bytes"), MEMMAX);
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 12800), 0);
+	T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 12800), 0);
 	/* 40 MiB clean page cache: 5M reclaims down to the limit */
 	T_EQ_INT(charge("/a/b", UCG_MEM_FILE, 10240), 0);
 	T_EQ_INT(wr("/a/memory.limit_in_bytes", "5M"), 0);
@@ -208,7 +208,7 @@ static void test_charge_hierarchy_failcnt(void)
 	T_EQ_INT(wr("/p/c/cgroup.procs", "100"), 0);
 	T_EQ_INT(wr("/p/memory.limit_in_bytes", "1M"), 0); /* 256 pages */
 	T_EQ_INT(wr("/p/c/memory.limit_in_bytes", "2M"), 0); /* above the parent's: allowed */
-	T_EQ_INT(ucg_memory_charge_task(e, 100, UCG_MEM_ANON, 200, NULL), 0);
+	T_EQ_INT(ucg_memory_charge(fx_task_cg(e, 100, UCG_SS_memory), UCG_MEM_ANON, 200, NULL), 0);
 	T_EQ_STR(rd("/p/memory.usage_in_bytes"), "819200\n");
 	T_EQ_STR(rd("/p/c/memory.usage_in_bytes"), "819200\n");
 	T_EQ_STR(rd("/p/memory.memsw.usage_in_bytes"), "819200\n");
@@ -216,7 +216,7 @@ static void test_charge_hierarchy_failcnt(void)
 	ucg_buf_init(&path);
 	memset(&res, 0, sizeof(res));
 	res.path = &path;
-	T_EQ_INT(ucg_memory_charge_task(e, 100, UCG_MEM_ANON, 100, &res), -ENOMEM);
+	T_EQ_INT(ucg_memory_charge(fx_task_cg(e, 100, UCG_SS_memory), UCG_MEM_ANON, 100, &res), -ENOMEM);
 	T_EQ_STR(path.data, "/p");
 	T_EQ_INT(res.hierarchy_id, ucg_hierarchy_id(h));
 	T_EQ_INT(res.oom_kill_disable, 0);
@@ -229,18 +229,18 @@ static void test_charge_hierarchy_failcnt(void)
 	T_EQ_STR(rd("/p/c/memory.max_usage_in_bytes"), "1228800\n");
 	/* the child's own limit refuses */
 	T_EQ_INT(wr("/p/c/memory.limit_in_bytes", "800K"), 0);
-	T_EQ_INT(ucg_memory_charge_task(e, 100, UCG_MEM_ANON, 1, NULL), -ENOMEM);
+	T_EQ_INT(ucg_memory_charge(fx_task_cg(e, 100, UCG_SS_memory), UCG_MEM_ANON, 1, NULL), -ENOMEM);
 	T_EQ_STR(rd("/p/c/memory.failcnt"), "1\n");
 	/* failcnt: any bytes reset it */
 	T_EQ_INT(wr("/p/memory.failcnt", "xyz"), 0);
 	T_EQ_STR(rd("/p/memory.failcnt"), "0\n");
 	/* max_usage: any bytes set it to the current usage */
-	T_EQ_INT(ucg_memory_uncharge_task(e, 100, UCG_MEM_ANON, 100), 0);
+	T_EQ_INT(ucg_memory_uncharge(fx_task_cg(e, 100, UCG_SS_memory), UCG_MEM_ANON, 100), 0);
 	T_EQ_STR(rd("/p/memory.max_usage_in_bytes"), "819200\n");
 	T_EQ_INT(wr("/p/memory.max_usage_in_bytes", "abc"), 0);
 	T_EQ_STR(rd("/p/memory.max_usage_in_bytes"), "409600\n");
-	T_EQ_INT(ucg_memory_uncharge_task(e, 100, UCG_MEM_ANON, 101), -ERANGE);
-	T_EQ_INT(ucg_memory_uncharge_task(e, 999, UCG_MEM_ANON, 1), -ESRCH);
+	T_EQ_INT(ucg_memory_uncharge(fx_task_cg(e, 100, UCG_SS_memory), UCG_MEM_ANON, 101), -ERANGE);
+	T_EQ_INT(fx_task_cg_err(e, 999, UCG_SS_memory), -ESRCH);
 	ucg_buf_fini(&path);
 	teardown();
 }
@@ -276,48 +276,47 @@ static void test_try_charge_attempts_and_swap(void)
 	T_EQ_INT(fx_mkdir(e, h, "/a/b"), 0);
 	T_EQ_INT(wr("/a/memory.limit_in_bytes", "400K"), 0);        /* 100 pages */
 	T_EQ_INT(wr("/a/memory.memsw.limit_in_bytes", "800K"), 0);  /* 200 pages */
-	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 90, NULL), 0);
-	T_EQ_INT(ucg_memory_margin_path(e, h, "/a/b", &margin), 0);
+	T_EQ_INT(ucg_memory_try_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 90, NULL), 0);
+	T_EQ_INT(ucg_memory_margin(fx_cg(h, "/a/b"), &margin), 0);
 	T_EQ_INT(margin, 10);
 	/* the kernel's first try: a batch of 64 (refused), then the exact size (fits) */
 	ucg_buf_init(&path);
 	memset(&res, 0, sizeof(res));
 	res.path = &path;
-	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 64, &res), -ENOMEM);
+	T_EQ_INT(ucg_memory_try_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 64, &res), -ENOMEM);
 	T_EQ_STR(path.data, "/a");
 	T_EQ_INT(res.memsw, 0);
-	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 10, NULL), 0);
+	T_EQ_INT(ucg_memory_try_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 10, NULL), 0);
 	/* nineteen refused attempts: nineteen failures, usage unchanged */
 	for (i = 0; i < 19; i++)
-		T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), -ENOMEM);
+		T_EQ_INT(ucg_memory_try_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1, NULL), -ENOMEM);
 	T_EQ_STR(rd("/a/memory.failcnt"), "20\n");
 	T_EQ_STR(rd("/a/b/memory.failcnt"), "0\n");
 	T_EQ_STR(rd("/a/memory.usage_in_bytes"), "409600\n");
 	/* swap 40 pages out: memory 60 pages, memsw still 100, stat swap 40 */
-	T_EQ_INT(ucg_memory_swap_out_path(e, h, "/a/b", 40), 0);
-	T_EQ_INT(ucg_memory_swap_out_path(e, h, "/a/b", 61), -ERANGE);
+	T_EQ_INT(ucg_memory_swap_out(fx_cg(h, "/a/b"), 40), 0);
+	T_EQ_INT(ucg_memory_swap_out(fx_cg(h, "/a/b"), 61), -ERANGE);
 	T_EQ_STR(rd("/a/memory.usage_in_bytes"), "245760\n");
 	T_EQ_STR(rd("/a/memory.memsw.usage_in_bytes"), "409600\n");
 	T_CHECK(strstr(rd("/a/b/memory.stat"), "\nswap 163840\n") != NULL);
 	T_CHECK(strstr(rd("/a/b/memory.stat"), "\nrss 245760\n") != NULL);
-	T_EQ_INT(ucg_memory_margin_path(e, h, "/a/b", &margin), 0);
+	T_EQ_INT(ucg_memory_margin(fx_cg(h, "/a/b"), &margin), 0);
 	T_EQ_INT(margin, 40);
 	/* memsw (checked first) refuses 101 pages: flagged, no failure counted anywhere */
 	memset(&res, 0, sizeof(res));
-	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 101, &res), -ENOMEM);
+	T_EQ_INT(ucg_memory_try_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 101, &res), -ENOMEM);
 	T_EQ_INT(res.memsw, 1);
 	T_EQ_STR(rd("/a/memory.failcnt"), "20\n");
 	T_EQ_STR(rd("/a/memory.memsw.failcnt"), "0\n");
 	/* freeing swapped pages uncharges memsw only */
-	T_EQ_INT(ucg_memory_swap_free_path(e, h, "/a/b", 40), 0);
-	T_EQ_INT(ucg_memory_swap_free_path(e, h, "/a/b", 1), -ERANGE);
+	T_EQ_INT(ucg_memory_swap_free(fx_cg(h, "/a/b"), 40), 0);
+	T_EQ_INT(ucg_memory_swap_free(fx_cg(h, "/a/b"), 1), -ERANGE);
 	T_EQ_STR(rd("/a/memory.memsw.usage_in_bytes"), "245760\n");
 	/* OOM bookkeeping: a kill counted, or under_oom with oom_kill_disable */
-	T_EQ_INT(ucg_memory_oom_path(e, h, "/a"), 0);
+	T_EQ_INT(ucg_memory_oom(fx_cg(h, "/a")), 0);
 	T_EQ_INT(wr("/a/memory.oom_control", "1"), 0);
-	T_EQ_INT(ucg_memory_oom_path(e, h, "/a"), 1);
+	T_EQ_INT(ucg_memory_oom(fx_cg(h, "/a")), 1);
 	T_EQ_STR(rd("/a/memory.oom_control"), "oom_kill_disable 1\nunder_oom 1\noom_kill 1\n");
-	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/nope", UCG_MEM_ANON, 1, NULL), -ENOENT);
 	ucg_buf_fini(&path);
 	teardown();
 }
@@ -334,13 +333,13 @@ static void test_reclaim_on_charge(void)
 	T_EQ_INT(charge("/a/x", UCG_MEM_FILE, 60), 0);
 	T_EQ_INT(charge("/a/y", UCG_MEM_ANON, 30), 0);
 	memset(&res, 0, sizeof(res));
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/y", UCG_MEM_ANON, 30, &res), 0);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/y"), UCG_MEM_ANON, 30, &res), 0);
 	T_EQ_INT(res.reclaimed, 20);
 	T_EQ_STR(rd("/a/memory.failcnt"), "1\n");
 	T_EQ_STR(rd("/a/x/memory.usage_in_bytes"), "163840\n");
 	/* anon cannot be reclaimed: the charge fails after reclaiming all cache */
 	memset(&res, 0, sizeof(res));
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/y", UCG_MEM_ANON, 50, &res), -ENOMEM);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/y"), UCG_MEM_ANON, 50, &res), -ENOMEM);
 	T_EQ_INT(res.reclaimed, 40);
 	T_EQ_STR(rd("/a/memory.usage_in_bytes"), "245760\n");
 	teardown();
@@ -362,7 +361,7 @@ static void test_oom_control(void)
 	T_EQ_INT(wr("/a/memory.limit_in_bytes", "8K"), 0);
 	T_EQ_INT(charge("/a/b", UCG_MEM_ANON, 2), 0);
 	memset(&res, 0, sizeof(res));
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, &res), -ENOMEM);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1, &res), -ENOMEM);
 	T_EQ_INT(res.oom_kill_disable, 1);
 	T_EQ_STR(rd("/a/memory.oom_control"), "oom_kill_disable 1\nunder_oom 1\noom_kill 0\n");
 	/* raising the limit releases the waiter */
@@ -372,7 +371,7 @@ static void test_oom_control(void)
 	T_EQ_INT(wr("/a/memory.limit_in_bytes", "12K"), 0);
 	T_EQ_INT(charge("/a/b", UCG_MEM_ANON, 1), -ENOMEM);
 	T_EQ_STR(rd("/a/memory.oom_control"), "oom_kill_disable 1\nunder_oom 1\noom_kill 0\n");
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 1), 0);
+	T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1), 0);
 	T_EQ_STR(rd("/a/memory.oom_control"), "oom_kill_disable 1\nunder_oom 0\noom_kill 0\n");
 	teardown();
 }
@@ -424,7 +423,7 @@ static void test_kmem_tcp(void)
 	T_EQ_STR(rd("/a/memory.kmem.usage_in_bytes"), "12288\n");
 	T_EQ_STR(rd("/a/memory.usage_in_bytes"), "12288\n");
 	T_EQ_STR(rd("/a/memory.kmem.max_usage_in_bytes"), "12288\n");
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_KERNEL, 3), 0);
+	T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a"), UCG_MEM_KERNEL, 3), 0);
 	T_EQ_INT(wr("/a/memory.kmem.max_usage_in_bytes", "x"), 0);
 	T_EQ_STR(rd("/a/memory.kmem.max_usage_in_bytes"), "0\n");
 	teardown();
@@ -442,7 +441,7 @@ static void test_stat_totals(void)
 	T_EQ_INT(charge("/a/b", UCG_MEM_FILE, 3), 0);
 	T_EQ_INT(charge("/a/b", UCG_MEM_SHMEM, 1), 0);
 	T_EQ_INT(wr("/a/b/cgroup.procs", "100"), 0);
-	T_EQ_INT(ucg_memory_count_fault(e, 100, true), 0);
+	T_EQ_INT(ucg_memory_count_fault(fx_task_cg(e, 100, UCG_SS_memory), true), 0);
 	T_EQ_STR(rd("/a/memory.stat"),
 		 "cache 0\nrss 8192\nrss_huge 0\nshmem 0\nmapped_file 0\ndirty 0\nwriteback 0\n"
 		 "workingset_refault_anon 0\nworkingset_refault_file 0\nswap 0\nswapcached 0\n"
@@ -479,23 +478,43 @@ static void test_force_empty_and_rmdir(void)
 	T_EQ_INT(fx_rmdir(e, h, "/a/b"), 0);
 	T_EQ_STR(rd("/a/memory.usage_in_bytes"), "20480\n");
 	T_CHECK(strstr(rd("/a/memory.stat"), "\nrss 20480\n") != NULL);
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_ANON, 5), 0);
+	T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a"), UCG_MEM_ANON, 5), 0);
 	T_EQ_STR(rd("/a/memory.usage_in_bytes"), "0\n");
 	T_EQ_STR(rd("/memory.usage_in_bytes"), "0\n");
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/nope", UCG_MEM_ANON, 1, NULL), -ENOENT);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/memory.stat", UCG_MEM_ANON, 1, NULL), -ENOTDIR);
 	teardown();
 }
 
 static void test_unbound(void)
 {
 	struct ucg_hierarchy *h2;
+	struct ucg_cgroup *cg;
+	uint64_t margin = 0;
 
 	e = fx_engine();
 	fx_proc(e, 100, 0);
 	h2 = fx_mount(e, "cpu");
-	T_EQ_INT(ucg_memory_charge_task(e, 100, UCG_MEM_ANON, 5, NULL), 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h2, "/", UCG_MEM_ANON, 5, NULL), -EINVAL);
+	/* memory bound nowhere: the task's cgroup is NULL; nothing is accounted, 0 */
+	T_CHECK(fx_task_cg(e, 100, UCG_SS_memory) == NULL);
+	T_EQ_INT(ucg_memory_charge(NULL, UCG_MEM_ANON, 5, NULL), 0);
+	T_EQ_INT(ucg_memory_uncharge(NULL, UCG_MEM_ANON, 5), 0);
+	T_EQ_INT(ucg_memory_try_charge(NULL, UCG_MEM_ANON, 5, NULL), 0);
+	T_EQ_INT(ucg_memory_margin(NULL, &margin), 0);
+	T_CHECK(margin == UINT64_MAX);
+	T_EQ_INT(ucg_memory_oom(NULL), 0);
+	T_EQ_INT(ucg_memory_swap_out(NULL, 1), 0);
+	T_EQ_INT(ucg_memory_swap_free(NULL, 1), 0);
+	T_EQ_INT(ucg_memory_count_fault(NULL, true), 0);
+	/* a cgroup of a hierarchy without memory: EINVAL from every call */
+	cg = fx_cg(h2, "/");
+	T_EQ_INT(ucg_memory_charge(cg, UCG_MEM_ANON, 5, NULL), -EINVAL);
+	T_EQ_INT(ucg_memory_uncharge(cg, UCG_MEM_ANON, 5), -EINVAL);
+	T_EQ_INT(ucg_memory_try_charge(cg, UCG_MEM_ANON, 5, NULL), -EINVAL);
+	T_EQ_INT(ucg_memory_margin(cg, &margin), -EINVAL);
+	T_EQ_INT(ucg_memory_oom(cg), -EINVAL);
+	T_EQ_INT(ucg_memory_swap_out(cg, 1), -EINVAL);
+	T_EQ_INT(ucg_memory_swap_free(cg, 1), -EINVAL);
+	T_EQ_INT(ucg_memory_count_fault(cg, false), -EINVAL);
+	T_EQ_INT(ucg_memory_vmpressure(cg, 1, 1, false), -EINVAL);
 	teardown();
 }
 

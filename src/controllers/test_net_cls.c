@@ -51,21 +51,19 @@ static void test_mkdir_copy_and_task(void)
 	T_EQ_STR(fx_read(e, h, "/p/old/net_cls.classid"), "0\n");
 	T_EQ_INT(fx_mkdir(e, h, "/p/new"), 0);
 	T_EQ_STR(fx_read(e, h, "/p/new/net_cls.classid"), "131074\n");
-	T_EQ_INT(ucg_net_cls_classid(e, 10, &id), 0);
+	T_EQ_INT(ucg_net_cls_classid_get(fx_task_cg(e, 10, UCG_SS_net_cls), &id), 0);
 	T_EQ_INT(id, 0);
 	T_EQ_INT(fx_write(e, h, "/p/new/net_cls.classid", "0x00100001"), 0);
 	T_EQ_INT(fx_write(e, h, "/p/new/cgroup.procs", "10"), 0);
-	T_EQ_INT(ucg_net_cls_classid(e, 10, &id), 0);
+	T_EQ_INT(ucg_net_cls_classid_get(fx_task_cg(e, 10, UCG_SS_net_cls), &id), 0);
 	T_EQ_INT(id >> 16, 0x10);
 	T_EQ_INT(id & 0xffff, 1);
-	T_EQ_INT(ucg_net_cls_classid(e, 11, &id), -ESRCH);
+	T_EQ_INT(fx_task_cg_err(e, 11, UCG_SS_net_cls), -ESRCH);
 	ucg_engine_free(e);
-	/* Unbound: no class. */
+	/* Unbound: the task has no net_cls cgroup, so no class. */
 	e = fx_engine();
 	fx_proc(e, 10, 0);
-	id = 5;
-	T_EQ_INT(ucg_net_cls_classid(e, 10, &id), 0);
-	T_EQ_INT(id, 0);
+	T_CHECK(fx_task_cg(e, 10, UCG_SS_net_cls) == NULL);
 	ucg_engine_free(e);
 }
 

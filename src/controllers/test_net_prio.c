@@ -94,12 +94,12 @@ static void test_copy_at_mkdir(void)
 	T_EQ_INT(fx_mkdir(e, h, "/p/new"), 0);
 	T_EQ_STR(fx_read(e, h, "/p/new/net_prio.ifpriomap"), "lo 6\nifb0 0\nifb1 0\neth0 1\n");
 	T_EQ_INT(fx_write(e, h, "/p/new/cgroup.procs", "10"), 0);
-	T_EQ_INT(ucg_net_prio_priority(e, 10, "lo", &prio), 0);
+	T_EQ_INT(ucg_net_prio_priority(fx_task_cg(e, 10, UCG_SS_net_prio), "lo", &prio), 0);
 	T_EQ_INT(prio, 6);
-	T_EQ_INT(ucg_net_prio_priority(e, 10, "ifb0", &prio), 0);
+	T_EQ_INT(ucg_net_prio_priority(fx_task_cg(e, 10, UCG_SS_net_prio), "ifb0", &prio), 0);
 	T_EQ_INT(prio, 0);
-	T_EQ_INT(ucg_net_prio_priority(e, 10, "wlan0", &prio), -ENODEV);
-	T_EQ_INT(ucg_net_prio_priority(e, 11, "lo", &prio), -ESRCH);
+	T_EQ_INT(ucg_net_prio_priority(fx_task_cg(e, 10, UCG_SS_net_prio), "wlan0", &prio), -ENODEV);
+	T_EQ_INT(fx_task_cg_err(e, 11, UCG_SS_net_prio), -ESRCH);
 	ucg_engine_free(e);
 }
 

@@ -93,7 +93,7 @@ static void test_net_cls_hugetlb_cpuacct(void)
 	fx_proc(e, 10, 0);
 	T_EQ_INT(fx_mkdir(e, ca, "/a"), 0);
 	T_EQ_INT(fx_write(e, ca, "/a/cgroup.procs", "10"), 0);
-	T_EQ_INT(ucg_cpuacct_charge(e, 10, 0, 3000, 500), 0);
+	T_EQ_INT(ucg_cpuacct_charge(fx_task_cg(e, 10, UCG_SS_cpuacct), 0, 3000, 500), 0);
 	T_EQ_INT(ucg_cpuacct_get(cg_at(ca, "/a"), &u), 0);
 	T_EQ_INT(u.user_ns, 3000);
 	T_EQ_INT(u.sys_ns, 500);
@@ -203,8 +203,8 @@ static void test_memory(void)
 	T_EQ_INT(fx_write(e, h, "/a/memory.soft_limit_in_bytes", "512K"), 0);
 	T_EQ_INT(fx_write(e, h, "/a/memory.oom_control", "1"), 0);
 	memset(&res, 0, sizeof(res));
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_ANON, 200, &res), 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_ANON, 100, &res), -ENOMEM);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a"), UCG_MEM_ANON, 200, &res), 0);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a"), UCG_MEM_ANON, 100, &res), -ENOMEM);
 	T_EQ_INT(ucg_memory_get(a, &st), 0);
 	T_EQ_INT(st.limit, 1 << 20);
 	T_EQ_INT(st.soft_limit, 512 << 10);

@@ -217,33 +217,33 @@ static void test_thresholds(void)
 	T_EQ_INT(ucg_event_register(e, h, "/q/memory.usage_in_bytes", "", 24), -ENOENT);
 
 	/* /a/b's event 1: checked */
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1, NULL), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[23], 1); /* 4097 bytes is page 1: 4096 reaches it */
 	T_EQ_INT(n[20] + n[21] + n[22], 0);
 	/* events 2-3 cross 8k (memory) and 12k (memsw): not checked yet */
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 2, NULL), 0); /* 12k */
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 2, NULL), 0); /* 12k */
 	T_EQ_INT(drain(n, NULL), 0);
 	/* events 4-129: still not checked (129 - 129 is not past the target) */
 	for (i = 0; i < 63; i++) {
-		T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
-		T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 1), 0);
+		T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1, NULL), 0);
+		T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1), 0);
 	}
 	T_EQ_INT(drain(n, NULL), 0);
 	/* event 130 (8k now): checked; 8k is reached, memsw went past 12k and back
 	 * between checks, so 22 never hears it */
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 1), 0);
+	T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[20], 1);
 	T_EQ_INT(n[21] + n[22], 0);
 	T_EQ_INT(n[23], 1);
 	/* /a's own counter: its event 1-10 checks /a and up (48k: 16k reached) */
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_FILE, 10, NULL), 0);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a"), UCG_MEM_FILE, 10, NULL), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[21], 1);
 	T_EQ_INT(n[20], 1);
 	/* events 11-20 at /a: back to 8k unnoticed */
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_FILE, 10), 0);
+	T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a"), UCG_MEM_FILE, 10), 0);
 	T_EQ_INT(drain(n, NULL), 0);
 	/* a new threshold below usage does not fire at registration */
 	memset(n, 0, sizeof(n));
@@ -251,13 +251,13 @@ static void test_thresholds(void)
 	T_EQ_INT(drain(n, NULL), 0);
 	/* /a's events 21-138 are not past its target (10 + 128); 140 is: 0 bytes now */
 	for (i = 0; i < 58; i++) {
-		T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_ANON, 1, NULL), 0);
-		T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_ANON, 1), 0);
+		T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a"), UCG_MEM_ANON, 1, NULL), 0);
+		T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a"), UCG_MEM_ANON, 1), 0);
 	}
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a", UCG_MEM_ANON, 2, NULL), 0); /* 138 */
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 2), 0); /* /a/b's */
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a"), UCG_MEM_ANON, 2, NULL), 0); /* 138 */
+	T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 2), 0); /* /a/b's */
 	T_EQ_INT(drain(n, NULL), 0);
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a", UCG_MEM_ANON, 2), 0); /* 140 */
+	T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a"), UCG_MEM_ANON, 2), 0); /* 140 */
 	drain(n, NULL);
 	T_EQ_INT(n[25], 1);
 	T_EQ_INT(n[20], 1);
@@ -274,22 +274,22 @@ static void test_charge_loop_paths(void)
 	T_EQ_INT(ucg_event_register(e, h, "/a/memory.usage_in_bytes", "8k", 50), 0);
 	T_EQ_INT(ucg_event_register(e, h, "/a/memory.memsw.usage_in_bytes", "8k", 51), 0);
 	T_EQ_INT(ucg_event_register(e, h, "/a/memory.oom_control", "", 52), 0);
-	T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 2, NULL), 0);
+	T_EQ_INT(ucg_memory_try_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 2, NULL), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[50], 1);
 	T_EQ_INT(n[51], 1);
 	for (i = 0; i < 64; i++) { /* events 3-130: not past the target (2 + 128) */
-		T_EQ_INT(ucg_memory_try_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
-		T_EQ_INT(ucg_memory_uncharge_path(e, h, "/a/b", UCG_MEM_ANON, 1), 0);
+		T_EQ_INT(ucg_memory_try_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1, NULL), 0);
+		T_EQ_INT(ucg_memory_uncharge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1), 0);
 	}
 	T_EQ_INT(drain(n, NULL), 0);
-	T_EQ_INT(ucg_memory_swap_out_path(e, h, "/a/b", 1), 0); /* 131: memory 4k, memsw 8k */
+	T_EQ_INT(ucg_memory_swap_out(fx_cg(h, "/a/b"), 1), 0); /* 131: memory 4k, memsw 8k */
 	drain(n, NULL);
 	T_EQ_INT(n[50], 2);
 	T_EQ_INT(n[51], 1);
-	T_EQ_INT(ucg_memory_swap_free_path(e, h, "/a/b", 1), 0); /* memsw 4k, unchecked */
+	T_EQ_INT(ucg_memory_swap_free(fx_cg(h, "/a/b"), 1), 0); /* memsw 4k, unchecked */
 	T_EQ_INT(drain(n, NULL), 0);
-	T_EQ_INT(ucg_memory_oom_path(e, h, "/a"), 0);
+	T_EQ_INT(ucg_memory_oom(fx_cg(h, "/a")), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[52], 1);
 }
@@ -305,9 +305,9 @@ static void test_oom(void)
 	T_EQ_INT(ucg_event_register(e, h, "/z/memory.oom_control", "", 33), 0);
 	T_EQ_INT(fx_write(e, h, "/a/memory.limit_in_bytes", "8k"), 0);
 	T_EQ_INT(fx_write(e, h, "/a/memory.oom_control", "1"), 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 2, NULL), 0);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 2, NULL), 0);
 	T_EQ_INT(drain(n, NULL), 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), -ENOMEM);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1, NULL), -ENOMEM);
 	drain(n, NULL);
 	T_EQ_INT(n[31], 1);
 	T_EQ_INT(n[32], 1);
@@ -334,48 +334,50 @@ static void test_pressure(void)
 
 	/* 511 scanned is no window yet; 512 scanned, 256 reclaimed: 50% -> low at /a/b;
 	 * /a's default one is passed over (/a/b heard it), local is not /a/b's */
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 511, 255, false), 0);
+	T_EQ_INT(ucg_memory_vmpressure(fx_cg(h, "/a/b"), 511, 255, false), 0);
 	T_EQ_INT(drain(n, NULL), 0);
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 1, 1, false), 0);
+	T_EQ_INT(ucg_memory_vmpressure(fx_cg(h, "/a/b"), 1, 1, false), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[40], 1);
 	T_EQ_INT(n[43], 1);
 	T_EQ_INT(n[41] + n[42] + n[44] + n[45] + n[46], 0);
 	/* 512 / 20: 96% -> critical, every level at or below hears it */
 	memset(n, 0, sizeof(n));
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 512, 20, false), 0);
+	T_EQ_INT(ucg_memory_vmpressure(fx_cg(h, "/a/b"), 512, 20, false), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[40] + n[41] + n[43] + n[45] + n[46], 5);
 	T_EQ_INT(n[42] + n[44], 0);
 	/* 512 / 200: 60% (integer steps: 434 * 100 / 712) -> medium */
 	memset(n, 0, sizeof(n));
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 512, 200, false), 0);
+	T_EQ_INT(ucg_memory_vmpressure(fx_cg(h, "/a/b"), 512, 200, false), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[40] + n[43] + n[45], 3);
 	T_EQ_INT(n[41] + n[42] + n[44] + n[46], 0);
 	/* 512 / 205: 59% -> low; 1000 / 50: 95% -> critical */
 	memset(n, 0, sizeof(n));
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 512, 205, false), 0);
+	T_EQ_INT(ucg_memory_vmpressure(fx_cg(h, "/a/b"), 512, 205, false), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[40] + n[43], 2);
 	T_EQ_INT(n[45] + n[46], 0);
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 1000, 50, false), 0);
+	T_EQ_INT(ucg_memory_vmpressure(fx_cg(h, "/a/b"), 1000, 50, false), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[46], 1);
 	/* nothing scanned says nothing; reclaimed > scanned is refused */
 	memset(n, 0, sizeof(n));
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 0, 0, false), 0);
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 5, 6, false), -EINVAL);
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/q", 5, 5, false), -ENOENT);
+	T_EQ_INT(ucg_memory_vmpressure(fx_cg(h, "/a/b"), 0, 0, false), 0);
+	T_EQ_INT(ucg_memory_vmpressure(fx_cg(h, "/a/b"), 5, 6, false), -EINVAL);
+	/* memory bound nowhere (a NULL cgroup): nothing signalled, bad input still refused */
+	T_EQ_INT(ucg_memory_vmpressure(NULL, 5, 5, false), 0);
+	T_EQ_INT(ucg_memory_vmpressure(NULL, 5, 6, false), -EINVAL);
 	T_EQ_INT(drain(n, NULL), 0);
 	/* a round that fell short, nothing scanned: vmpressure_prio's windows, critical */
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a/b", 0, 0, true), 0);
+	T_EQ_INT(ucg_memory_vmpressure(fx_cg(h, "/a/b"), 0, 0, true), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[41], 1);
 	T_EQ_INT(n[46], 1);
 	/* at /a itself: the default and local ones of /a hear it, nothing below */
 	memset(n, 0, sizeof(n));
-	T_EQ_INT(ucg_memory_vmpressure(e, h, "/a", 600, 0, false), 0);
+	T_EQ_INT(ucg_memory_vmpressure(fx_cg(h, "/a"), 600, 0, false), 0);
 	drain(n, NULL);
 	T_EQ_INT(n[42] + n[43] + n[44] + n[45] + n[46], 5);
 	T_EQ_INT(n[40] + n[41], 0);
@@ -384,18 +386,18 @@ static void test_pressure(void)
 	 * window), a refused charge fell short: critical at /a */
 	memset(n, 0, sizeof(n));
 	T_EQ_INT(fx_write(e, h, "/a/memory.limit_in_bytes", "8k"), 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_FILE, 2, NULL), 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), 0);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_FILE, 2, NULL), 0);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1, NULL), 0);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1, NULL), 0);
 	T_EQ_INT(drain(n, NULL), 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), -ENOMEM);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1, NULL), -ENOMEM);
 	drain(n, NULL);
 	T_EQ_INT(n[42] + n[43] + n[44] + n[45] + n[46], 5);
 	T_EQ_INT(n[40] + n[41], 0);
 	/* the same from /a/b's own limit: default at /a is passed over once /a/b hears it */
 	memset(n, 0, sizeof(n));
 	T_EQ_INT(fx_write(e, h, "/a/b/memory.limit_in_bytes", "8k"), 0);
-	T_EQ_INT(ucg_memory_charge_path(e, h, "/a/b", UCG_MEM_ANON, 1, NULL), -ENOMEM);
+	T_EQ_INT(ucg_memory_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 1, NULL), -ENOMEM);
 	drain(n, NULL);
 	T_EQ_INT(n[40], 1);
 	T_EQ_INT(n[41], 1);

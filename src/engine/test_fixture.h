@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "engine/task.h"
 #include "engine/ucg.h"
 #include "harness.h"
 
@@ -51,6 +52,33 @@ static inline void fx_thread(struct ucg_engine *e, int parent, int tgid, int tid
 	ti.ruid = ti.euid = ti.suid = ti.fsuid = uid;
 	ti.rgid = ti.egid = ti.sgid = ti.fsgid = uid;
 	T_EQ_INT(ucg_task_fork(e, parent, &ti), 0);
+}
+
+/* The cgroup at path in h (the test fails if there is none). */
+static inline struct ucg_cgroup *fx_cg(struct ucg_hierarchy *h, const char *path)
+{
+	struct ucg_cgroup *cg = NULL;
+
+	T_EQ_INT(ucg_cgroup_lookup(h, path, &cg), 0);
+	return cg;
+}
+
+/* The cgroup task tid is in for controller ss (UCG_SS_*; NULL if bound nowhere). */
+static inline struct ucg_cgroup *fx_task_cg(struct ucg_engine *e, int tid, int ss)
+{
+	struct ucg_cgroup *cg = NULL;
+
+	T_EQ_INT(ucg_task_subsys_cgroup(e, tid, ss, &cg), 0);
+	return cg;
+}
+
+/* ucg_task_subsys_cgroup's return for task tid and controller ss (-ESRCH: no such
+ * live task). */
+static inline int fx_task_cg_err(struct ucg_engine *e, int tid, int ss)
+{
+	struct ucg_cgroup *cg;
+
+	return ucg_task_subsys_cgroup(e, tid, ss, &cg);
 }
 
 /* Writes s (strlen bytes) as root; returns 0 or -errno. */

@@ -17,8 +17,12 @@ void cpu_sample_charge(struct ucg_host *h, struct ucg_engine *e, int tid, uint64
 {
 	uint64_t du = user_ns > h->cpu_user[tid] ? user_ns - h->cpu_user[tid] : 0;
 	uint64_t ds = sys_ns > h->cpu_sys[tid] ? sys_ns - h->cpu_sys[tid] : 0;
+	struct ucg_cgroup *cg;
 
-	if ((du || ds) && ucg_cpuacct_charge(e, tid, h->cpu_last[tid], du, ds) == 0) {
+	if (!du && !ds)
+		return;
+	if (ucg_task_subsys_cgroup(e, tid, UCG_SS_cpuacct, &cg) == 0 &&
+	    ucg_cpuacct_charge(cg, h->cpu_last[tid], du, ds) == 0) {
 		h->cpu_user[tid] += du;
 		h->cpu_sys[tid] += ds;
 	}

@@ -40,7 +40,7 @@
  *
  * The blkio controller's statistics (blkio.throttle.io_service_bytes, io_serviced,
  * the bfq ones) count every completed request in the cgroup charged (by path,
- * ucg_blkio_account_path), so under every design `cat blkio...` in a scenario shows
+ * ucg_blkio_account), so under every design `cat blkio...` in a scenario shows
  * that design's attribution; writeback (and helper I/O for writeback) counts as
  * Async, the rest as Sync. The same cgroup's throttle rules hold the request.
  *
@@ -210,10 +210,9 @@ static void dev_complete(struct sim *s, struct sim_event_src *src, uint64_t arg)
 			}
 			/* the controller's statistics: whoever the design made pay */
 			if (!r->charged->removed)
-				ucg_blkio_account_path(s->e, r->charged->hier->h, r->charged->path,
-						       d->major, d->minor,
-						       r->op ? UCG_BIO_WRITE : UCG_BIO_READ, sync,
-						       r->bytes, 1);
+				ucg_blkio_account(r->charged->ucg, d->major, d->minor,
+						  r->op ? UCG_BIO_WRITE : UCG_BIO_READ, sync, r->bytes,
+						  1);
 		}
 		req_done(s, r);
 	}

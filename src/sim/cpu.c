@@ -80,7 +80,7 @@
  * showed ~160). cpu.stat.local (its runqueues throttled, by its own quota or an
  * ancestor's) grows for the throttled group and for each descendant by T × the CPUs
  * where that descendant had runnable tasks. Both are reported to the cpu controller
- * by path (ucg_cpu_account_period_path, ucg_cpu_account_local_path).
+ * on its engine cgroup (ucg_cpu_account_period, ucg_cpu_account_local).
  *
  * Freezer. A task whose freezer cgroup (or any ancestor) is not THAWED is not
  * runnable.
@@ -1329,7 +1329,8 @@ int sim_cpulist_parse(const char *p, uint64_t *ret)
 static void flush_task(struct sim *s, struct sim_task *t)
 {
 	if (t->cpuacct_pend > 0 && t->alive)
-		ucg_cpuacct_charge(s->e, t->tid, (unsigned)t->pend_cpu, (uint64_t)t->cpuacct_pend, 0);
+		ucg_cpuacct_charge(sim_task_ucg(s, t, UCG_SS_cpuacct), (unsigned)t->pend_cpu,
+				   (uint64_t)t->cpuacct_pend, 0);
 	t->cpuacct_pend = 0;
 }
 

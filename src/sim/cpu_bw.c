@@ -127,7 +127,7 @@ static void local_throttled(struct sim *s, struct sim_cg *cg, int64_t dur, unsig
 
 	if (ncpu) {
 		cg->local_throttled_ns += dur * ncpu;
-		ucg_cpu_account_local_path(s->e, cg->hier->h, cg->path, (uint64_t)(dur * ncpu));
+		ucg_cpu_account_local(cg->ucg, (uint64_t)(dur * ncpu));
 	}
 	for (i = 0; i < cg->nchildren; i++)
 		local_throttled(s, cg->children[i], dur, cg->children[i]->nr_active);
@@ -169,8 +169,7 @@ static bool bandwidth_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		}
 		if (active) {
 			cg->nr_periods++;
-			ucg_cpu_account_period_path(s->e, cg->hier->h, cg->path, was,
-						    (uint64_t)(thr * cg->thr_cpus), 0);
+			ucg_cpu_account_period(cg->ucg, was, (uint64_t)(thr * cg->thr_cpus), 0);
 		}
 	}
 	if (!cg->throttled && cg->runtime_left <= RUNTIME_EPS && cg->rate > 0) {

@@ -13,7 +13,7 @@
  * the same cgroup, as move_charge_at_immigrate = 0). The controller holds the
  * counters, limits, failcnt, memsw and oom_control; the model runs the kernel's
  * charge loop (try_charge_memcg) against them one attempt at a time
- * (ucg_memory_try_charge_path), so memory.failcnt counts what the kernel's does:
+ * (ucg_memory_try_charge), so memory.failcnt counts what the kernel's does:
  *  - anon is charged as page faults of one page: while 64 pages fit, faults take a
  *    batch of 64 and feed the per-CPU stock (no failure; the stock is empty when an
  *    allocation starts, so this covers the margin down to margin mod 64); below that
@@ -366,7 +366,7 @@ static void evict(struct sim *s, uint32_t f, bool engine_too)
 		int64_t counted = reclaim_counted(fr->flags);
 
 		if (engine_too && mh)
-			ucg_memory_uncharge_path(s->e, mh->h, fr->memcg->path, UCG_MEM_FILE, 1);
+			ucg_memory_uncharge(fr->memcg->ucg, UCG_MEM_FILE, 1);
 		/* cg_mem_add(-1) (a fall never makes a peak) and the page's counts, in one
 		 * walk */
 		for (c = fr->memcg; c; c = c->parent) {
@@ -463,7 +463,6 @@ static unsigned cg_swappiness(struct sim *s, struct sim_cg *cg)
  * then). Returns the pages swapped. */
 static uint64_t swap_out(struct sim *s, struct sim_cg *top, uint64_t want)
 {
-	struct sim_hier *mh = mem_hier(s);
 	uint64_t done = 0;
 
 	/* swappiness per cgroup, read once per call */
@@ -515,7 +514,7 @@ static uint64_t swap_out(struct sim *s, struct sim_cg *top, uint64_t want)
 			n = bres;
 		if (n > s->swap_pages - s->swap_used)
 			n = s->swap_pages - s->swap_used;
-		if (ucg_memory_swap_out_path(s->e, mh->h, best->anon_cg[bi]->path, n) < 0)
+		if (!best->anon_cg[bi]->ucg || ucg_memory_swap_out(best->anon_cg[bi]->ucg, n) < 0)
 			break;
 		best->anon_swap[bi] += n;
 		s->anon_used -= n;
@@ -622,7 +621,7 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 	 * then reclaims the pages it waited on, an efficiency this model does not see
 	 * (the round after the wait reports) */
 	if (mh && !*ret_wait)
-		ucg_memory_vmpressure(s->e, mh->h, top->path, scanned, done, done < want);
+		ucg_memory_vmpressure(top->ucg, scanned, done, done < want);
 	return done;
 }
 
@@ -655,7 +654,7 @@ static int fault_charge(struct sim *s, struct sim_task *t, struct sim_cg *cg,
 		drained = true;
 	} else if (n < MEMCG_CHARGE_BATCH) {
 		/* the batch of 64 does not fit (the caller saw a margin under 64): refused */
-		ucg_memory_try_charge_path(s->e, mh->h, cg->path, kind, MEMCG_CHARGE_BATCH, NULL);
+		ucg_memory_try_charge(cg->ucg, kind, MEMCG_CHARGE_BATCH, NULL);
 	}
 	for (;;) {
 		struct ucg_charge_result res;
@@ -668,7 +667,7 @@ static int fault_charge(struct sim *s, struct sim_task *t, struct sim_cg *cg,
 		memset(&res, 0, sizeof(res));
 		ucg_buf_init(&where);
 		res.path = &where;
-		r = ucg_memory_try_charge_path(s->e, mh->h, cg->path, kind, n, &res);
+		r = cg->ucg ? ucg_memory_try_charge(cg->ucg, kind, n, &res) : -ENOENT;
 		refuser = r == -ENOMEM && where.data ? sim_cg_find(mh, where.data) : NULL;
 		ucg_buf_fini(&where);
 		if (r != -ENOMEM)
@@ -677,7 +676,7 @@ static int fault_charge(struct sim *s, struct sim_task *t, struct sim_cg *cg,
 			refuser = mh->root;
 		reclaimed = memcg_reclaim(s, refuser, n > RECLAIM_BATCH ? n : RECLAIM_BATCH,
 					  !res.memsw, &wait);
-		if (ucg_memory_margin_path(s->e, mh->h, cg->path, &margin) == 0 && margin >= n)
+		if (cg->ucg && ucg_memory_margin(cg->ucg, &margin) == 0 && margin >= n)
 			continue;
 		if (!drained) {
 			drained = true;
@@ -694,7 +693,7 @@ static int fault_charge(struct sim *s, struct sim_task *t, struct sim_cg *cg,
 		if (passed_oom && !t->alive)
 			return -ESRCH;
 		refuser->mem_refused++;
-		if (ucg_memory_oom_path(s->e, mh->h, refuser->path) == 1) {
+		if (ucg_memory_oom(refuser->ucg) == 1) {
 			ucg_buf_puts(&s->log, "[");
 			sim_format_time(s->now, &s->log);
 			sim_logf(s, "] %s (tid %d) waits under OOM in %s:%s (oom_kill_disable)\n",
@@ -741,7 +740,7 @@ static int memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kin
 		 * rest kept in the per-CPU stock for the next faults): no failure. The
 		 * stock is empty when an allocation starts, so batches cover the margin
 		 * down to margin mod 64; below that each fault's batch attempt fails. */
-		r = ucg_memory_margin_path(s->e, mh->h, cg->path, &margin);
+		r = cg->ucg ? ucg_memory_margin(cg->ucg, &margin) : -ENOENT;
 		if (r < 0)
 			break;
 		bulk = margin >= MEMCG_CHARGE_BATCH ? margin - margin % MEMCG_CHARGE_BATCH : 0;
@@ -750,7 +749,7 @@ static int memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kin
 		if (kind != UCG_MEM_ANON && bulk < pages)
 			bulk = 0; /* a folio is charged whole */
 		if (bulk) {
-			r = ucg_memory_try_charge_path(s->e, mh->h, cg->path, kind, bulk, NULL);
+			r = cg->ucg ? ucg_memory_try_charge(cg->ucg, kind, bulk, NULL) : -ENOENT;
 			if (r < 0)
 				break;
 			if (kind == UCG_MEM_ANON)
@@ -782,7 +781,7 @@ static void global_vmpressure(struct sim *s, uint64_t scanned, uint64_t reclaime
 	struct sim_hier *mh = mem_hier(s);
 
 	if (mh && (scanned || fell_short))
-		ucg_memory_vmpressure(s->e, mh->h, "/", scanned, reclaimed, fell_short);
+		ucg_memory_vmpressure(mh->root->ucg, scanned, reclaimed, fell_short);
 }
 
 /* Makes room for n more pages in RAM; false when even OOM could not. */
@@ -796,7 +795,8 @@ static bool make_room(struct sim *s, uint64_t n, struct sim_task *t)
 	bool soft = false, soft_known = false;
 
 	if (t && s->anon_used + s->cache_used + n > s->mem_pages) /* direct reclaim: cpuset fmeter */
-		ucg_cpuset_memory_pressure_bump(s->e, t->tid, (uint64_t)(s->now / SIM_SEC));
+		ucg_cpuset_memory_pressure_bump(sim_task_ucg(s, t, UCG_SS_cpuset),
+						(uint64_t)(s->now / SIM_SEC));
 	while (s->anon_used + s->cache_used + n > s->mem_pages) {
 		uint32_t f, victim = SIM_NO_FRAME;
 		uint64_t passed = 0;
@@ -917,10 +917,9 @@ int sim_mem_free(struct sim *s, struct sim_task *t, uint64_t pages)
 			continue;
 		if (t->anon_cg[i] && mh) {
 			if (nres)
-				ucg_memory_uncharge_path(s->e, mh->h, t->anon_cg[i]->path,
-							 UCG_MEM_ANON, nres);
+				ucg_memory_uncharge(t->anon_cg[i]->ucg, UCG_MEM_ANON, nres);
 			if (nswap)
-				ucg_memory_swap_free_path(s->e, mh->h, t->anon_cg[i]->path, nswap);
+				ucg_memory_swap_free(t->anon_cg[i]->ucg, nswap);
 		}
 		cg_mem_add(t->anon_cg[i], -(int64_t)nres);
 		t->anon_n[i] -= n;
@@ -946,12 +945,13 @@ int sim_mem_hugetlb(struct sim *s, struct sim_task *t, int64_t npages, int line)
 		if (n > t->huge_pages)
 			n = t->huge_pages;
 		if (n)
-			ucg_hugetlb_uncharge_task(s->e, t->tid, UCG_HUGETLB_2MB, false, n);
+			ucg_hugetlb_uncharge(sim_task_ucg(s, t, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false, n);
 		t->huge_pages -= n;
 		return 0;
 	}
 	memset(&res, 0, sizeof(res));
-	r = ucg_hugetlb_charge_task(s->e, t->tid, UCG_HUGETLB_2MB, false, (uint64_t)npages, &res);
+	r = ucg_hugetlb_charge(sim_task_ucg(s, t, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false,
+			       (uint64_t)npages, &res);
 	if (r == -ENOMEM) {
 		/* a hugetlb fault past the limit is SIGBUS */
 		ucg_buf_puts(&s->log, "[");
@@ -970,7 +970,8 @@ void sim_task_release_mem(struct sim *s, struct sim_task *t)
 {
 	sim_mem_free(s, t, t->anon_pages);
 	if (t->huge_pages) {
-		ucg_hugetlb_uncharge_task(s->e, t->tid, UCG_HUGETLB_2MB, false, t->huge_pages);
+		ucg_hugetlb_uncharge(sim_task_ucg(s, t, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false,
+				     t->huge_pages);
 		t->huge_pages = 0;
 	}
 }
@@ -1057,7 +1058,7 @@ static int64_t install(struct sim *s, struct sim_task *t, struct sim_file *f, ui
 	if (r < 0) {
 		/* all or nothing for the page cache: the pages charged go back */
 		if (done && cg)
-			ucg_memory_uncharge_path(s->e, mem_hier(s)->h, cg->path, UCG_MEM_FILE, done);
+			ucg_memory_uncharge(cg->ucg, UCG_MEM_FILE, done);
 		return r;
 	}
 	for (i = first; i < first + n; i++) {

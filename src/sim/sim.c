@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "controllers/charge.h"
 
 static const char *const charging_names[SIM_CHARGING_NR] = {
 	[SIM_CHARGING_KERNEL] = "kernel",
@@ -261,6 +262,8 @@ int sim_cg_add(struct sim *s, struct sim_hier *hi, const char *path, struct sim_
 	r = ucg_htable_insert(&hi->by_path, &cg->hnode, ucg_hash_bytes(path, strlen(path), 0));
 	if (r < 0)
 		goto fail;
+	if (ucg_cgroup_lookup(hi->h, path, &cg->ucg) < 0)
+		cg->ucg = NULL;
 	cg->id = (int)s->ncgs;
 	cg->hier = hi;
 	cg->parent = parent;
@@ -305,6 +308,7 @@ void sim_cg_remove(struct sim *s, struct sim_hier *hi, const char *path)
 		return;
 	ucg_htable_remove(&hi->by_path, &cg->hnode);
 	cg->removed = true;
+	cg->ucg = NULL;
 	cg_unlink_child(cg->parent, cg);
 	/* The statistics stay in the removed cgroup (reports show it as removed); its
 	 * charges in the engine pass to the parent, as the controllers do. */
@@ -711,6 +715,13 @@ struct sim_cg *sim_task_cg(struct sim *s, struct sim_task *t, enum sim_ss ss)
 
 	sim_task_refresh(s, t); /* callers rely on t->cg[] being current after this */
 	return i < 0 ? NULL : t->cg[i];
+}
+
+struct ucg_cgroup *sim_task_ucg(struct sim *s, const struct sim_task *t, int ss)
+{
+	struct ucg_cgroup *cg;
+
+	return ucg_task_subsys_cgroup(s->e, t->tid, ss, &cg) < 0 ? NULL : cg;
 }
 
 /* ---- provider --------------------------------------------------------------------- */

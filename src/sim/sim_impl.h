@@ -48,6 +48,9 @@ struct sim_cg {
 	size_t nchildren, cchildren;
 	bool removed;
 	struct ucg_hnode hnode; /* in hier->by_path */
+	/* The engine's cgroup, what the charge calls take; NULL once removed (the engine
+	 * frees it, and the charges the model still holds passed to the parent). */
+	struct ucg_cgroup *ucg;
 
 	/* control values, valid while cfg_epoch == sim.cfg_epoch */
 	uint64_t cfg_epoch;
@@ -409,6 +412,9 @@ int sim_task_exit(struct sim *s, struct sim_task *t);
 void sim_task_refresh(struct sim *s, struct sim_task *t);
 /* The cgroup of t in the hierarchy carrying controller ss, NULL if unbound. */
 struct sim_cg *sim_task_cg(struct sim *s, struct sim_task *t, enum sim_ss ss);
+/* The engine's cgroup of task t for controller ss (UCG_SS_*): NULL when ss is bound
+ * nowhere or the engine no longer knows t (the charge calls then do nothing). */
+struct ucg_cgroup *sim_task_ucg(struct sim *s, const struct sim_task *t, int ss);
 struct sim_hier *sim_hier_of(struct sim *s, enum sim_ss ss);
 struct sim_hier *sim_hier_by_name(struct sim *s, const char *name);
 /* cgroup view maintenance */

@@ -25,7 +25,7 @@ static const char *const volatile_files[] = {
 
 static void prep(struct ucg_engine *e, struct ucg_hierarchy *h)
 {
-	if (ucg_blkio_account_task(e, 100, 7, 0, UCG_BIO_READ, true, 4096, 1) < 0)
+	if (ucg_blkio_account(fz_task_cg(e, 100, UCG_SS_blkio), 7, 0, UCG_BIO_READ, true, 4096, 1) < 0)
 		abort();
 }
 

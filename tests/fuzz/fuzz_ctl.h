@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "controllers/charge.h"
 #include "engine/ucg.h"
 
 struct fz_spec {
@@ -40,6 +41,16 @@ struct fz_spec {
 
 /* The controllers-A targets' engine: cpuset's masks need more than one CPU and node. */
 #define FZ_A_ENGINE .nr_cpus = 4, .nr_mems = 2
+
+/* The cgroup of task tid for controller ss (UCG_SS_*); aborts if there is no such task. */
+static inline struct ucg_cgroup *fz_task_cg(struct ucg_engine *e, int tid, int ss)
+{
+	struct ucg_cgroup *cg;
+
+	if (ucg_task_subsys_cgroup(e, tid, ss, &cg) < 0)
+		abort();
+	return cg;
+}
 
 static inline int fz_is_volatile(const struct fz_spec *s, const char *name)
 {

@@ -56,6 +56,7 @@ int ucg_fuzz_event_control(const uint8_t *data, size_t size)
 	struct ucg_task_info t = { .tid = 100, .tgid = 100 };
 	struct ucg_engine *e;
 	struct ucg_event ev;
+	struct ucg_cgroup *cg;
 	size_t off = 0;
 	int regs = 0, finals = 0;
 
@@ -99,9 +100,11 @@ int ucg_fuzz_event_control(const uint8_t *data, size_t size)
 		off += len + 1;
 	}
 	/* fill /a past its limit, free it: thresholds, pressure and OOM may fire */
+	if (ucg_task_subsys_cgroup(e, 100, UCG_SS_memory, &cg) < 0)
+		abort();
 	for (int i = 0; i < 6; i++)
-		ucg_memory_charge_task(e, 100, i & 1 ? UCG_MEM_FILE : UCG_MEM_ANON, 1, NULL);
-	ucg_memory_uncharge_task(e, 100, UCG_MEM_ANON, 1);
+		ucg_memory_charge(cg, i & 1 ? UCG_MEM_FILE : UCG_MEM_ANON, 1, NULL);
+	ucg_memory_uncharge(cg, UCG_MEM_ANON, 1);
 	while (ucg_event_next(e, &ev) == 1)
 		if (ev.handle != 3 || ev.final || !ev.count)
 			abort();

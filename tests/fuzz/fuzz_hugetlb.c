@@ -16,8 +16,8 @@ static const char *const hugetlb_files[] = { HFILES("2MB"), HFILES("1GB"), NULL 
 
 static void prep(struct ucg_engine *e, struct ucg_hierarchy *h)
 {
-	if (ucg_hugetlb_charge_task(e, 100, UCG_HUGETLB_2MB, false, 1, NULL) < 0 ||
-	    ucg_hugetlb_charge_task(e, 100, UCG_HUGETLB_2MB, true, 1, NULL) < 0)
+	if (ucg_hugetlb_charge(fz_task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false, 1, NULL) < 0 ||
+	    ucg_hugetlb_charge(fz_task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, true, 1, NULL) < 0)
 		abort();
 }
 

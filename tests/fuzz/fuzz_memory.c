@@ -19,8 +19,8 @@ static const char *const memory_files[] = {
 
 static void prep(struct ucg_engine *e, struct ucg_hierarchy *h)
 {
-	if (ucg_memory_charge_task(e, 100, UCG_MEM_ANON, 5, NULL) < 0 ||
-	    ucg_memory_charge_task(e, 100, UCG_MEM_KERNEL, 2, NULL) < 0)
+	if (ucg_memory_charge(fz_task_cg(e, 100, UCG_SS_memory), UCG_MEM_ANON, 5, NULL) < 0 ||
+	    ucg_memory_charge(fz_task_cg(e, 100, UCG_SS_memory), UCG_MEM_KERNEL, 2, NULL) < 0)
 		abort();
 }
 

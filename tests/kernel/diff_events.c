@@ -190,7 +190,9 @@ static void test_threshold(void)
 	char line[64], pid[16], c;
 	pid_t child;
 	uint64_t k1, e1, k2, e2;
+	struct ucg_cgroup *cg = NULL;
 
+	T_EQ_INT(ucg_cgroup_lookup(h, kdir + strlen(KROOT), &cg), 0);
 	T_CHECK(pipe(go) == 0 && pipe(done) == 0);
 	snprintf(line, sizeof(line), "%d %d 8M", ke, ku);
 	T_EQ_INT(k_write(kdir, "cgroup.event_control", line), 0);
@@ -215,12 +217,12 @@ static void test_threshold(void)
 	snprintf(pid, sizeof(pid), "%d", (int)child);
 	T_EQ_INT(k_write(kdir, "cgroup.procs", pid), 0);
 	T_CHECK(write(go[1], "x", 1) == 1 && read(done[0], &c, 1) == 1);
-	T_EQ_INT(ucg_memory_charge_path(e, h, kdir + strlen(KROOT), UCG_MEM_ANON, 3072, NULL), 0);
+	T_EQ_INT(ucg_memory_charge(cg, UCG_MEM_ANON, 3072, NULL), 0);
 	deliver();
 	k1 = ecount(ke, 500);
 	e1 = ecount(ee, 0);
 	T_CHECK(write(go[1], "x", 1) == 1 && read(done[0], &c, 1) == 1);
-	T_EQ_INT(ucg_memory_uncharge_path(e, h, kdir + strlen(KROOT), UCG_MEM_ANON, 2048), 0);
+	T_EQ_INT(ucg_memory_uncharge(cg, UCG_MEM_ANON, 2048), 0);
 	deliver();
 	k2 = ecount(ke, 500);
 	e2 = ecount(ee, 0);
