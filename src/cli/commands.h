@@ -15,5 +15,8 @@ int cmd_down(int argc, char **argv);
 int cmd_fsstat(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+int cmd_shell(int argc, char **argv);
+int cmd_classify(int argc, char **argv);
 
 #endif

@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$ucg" help >"$tmp/help" 2>&1 || bad "ucg help exits $?"
 if [ "$fuse" = no ]; then
-	for cmd in daemon mount umount proc cgroups up down ctl; do
+	for cmd in daemon mount umount proc cgroups up down ctl exec shell classify; do
 		"$ucg" "$cmd" x "$tmp/m" >"$tmp/out" 2>"$tmp/err"
 		st=$?
 		[ "$st" -eq 2 ] && ok || bad "ucg $cmd: exit $st, want 2"
