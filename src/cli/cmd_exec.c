@@ -264,6 +264,8 @@ static void run_child(const struct plan *pl, int sock, const sigset_t *old, char
 	_exit(r == ENOENT ? 127 : 126);
 }
 
+static const struct view_notify_ops view_ops = { view_answer, view_is_hier_dev };
+
 /* Serves the listener until no process uses the filter any more. */
 static void serve_rest(struct view *v, int lfd)
 {
@@ -273,7 +275,7 @@ static void serve_rest(struct view *v, int lfd)
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)
 			break;
 		if (p.revents & POLLIN)
-			view_notify_serve(lfd, view_answer, v);
+			view_notify_serve(lfd, &view_ops, v);
 		else if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
 			break;
 	}
@@ -371,7 +373,7 @@ static int run_view(const char *cmd, struct plan *pl, char **argv)
 		if (poll(p, 2, -1) < 0)
 			continue;
 		if (p[0].revents & POLLIN)
-			view_notify_serve(lfd, view_answer, &pl->v);
+			view_notify_serve(lfd, &view_ops, &pl->v);
 		if (p[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
 

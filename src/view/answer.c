@@ -101,3 +101,14 @@ int view_answer(void *ctx, const struct view_target *t, struct ucg_buf *out)
 		return -EINVAL;
 	}
 }
+
+int view_is_hier_dev(void *ctx, unsigned major, unsigned minor)
+{
+	const struct view *v = ctx;
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->hs[i].major == major && v->hs[i].minor == minor)
+			return 1;
+	return 0;
+}

@@ -14,7 +14,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -25,6 +28,13 @@
 #ifndef __NR_openat2
 #define __NR_openat2 437
 #endif
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+#define VIEW_CGROUP_SUPER_MAGIC 0x27e0eb
 
 #if defined(__x86_64__)
 #define VIEW_AUDIT_ARCH AUDIT_ARCH_X86_64
@@ -41,6 +51,8 @@ int view_notify_install(void)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, VIEW_AUDIT_ARCH, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_statfs, 5, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fstatfs, 4, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 3, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat2, 2, 0),
 #ifdef __NR_open
@@ -174,6 +186,7 @@ static int decide(const struct seccomp_notif *req, struct view_target *t)
 	if (!view_path_maybe(path))
 		return 0;
 	if (path[0] != '/') {
+		/* only opens relative to a directory of /proc can be ours */
 		if (dirfd == AT_FDCWD)
 			snprintf(link, sizeof(link), "/proc/%u/cwd", req->pid);
 		else
@@ -225,7 +238,72 @@ static int let_through(int listener, __u64 id)
 	return 0;
 }
 
-int view_notify_serve(int listener, view_answer_fn fn, void *ctx)
+/* The caller's path argument made absolute (against its working directory if
+ * relative); 0 or -errno. */
+static int caller_path(const struct seccomp_notif *req, int dirfd, unsigned long addr, char *abs,
+		       size_t size)
+{
+	char path[PATH_MAX], base[PATH_MAX], link[64];
+	int r = read_string((int)req->pid, addr, path, sizeof(path));
+
+	if (r < 0)
+		return r;
+	if (path[0] != '/') {
+		if (dirfd == AT_FDCWD)
+			snprintf(link, sizeof(link), "/proc/%u/cwd", req->pid);
+		else
+			snprintf(link, sizeof(link), "/proc/%u/fd/%d", req->pid, dirfd);
+		r = read_link(link, base, sizeof(base));
+		if (r < 0)
+			return r;
+	}
+	return view_path_join(path[0] == '/' ? NULL : base, path, abs, size);
+}
+
+/* statfs/fstatfs: the supervisor's own call on the same file; 1 if it answered (the
+ * file is in a hierarchy), 0 to let the call through. */
+static int serve_statfs(int listener, const struct seccomp_notif *req,
+			const struct view_notify_ops *ops, void *ctx)
+{
+	struct seccomp_notif_resp resp = { .id = req->id };
+	struct statfs sfs;
+	struct stat st;
+	struct iovec local = { &sfs, sizeof(sfs) };
+	struct iovec remote = { (void *)(unsigned long)req->data.args[1], sizeof(sfs) };
+	int ok;
+
+	if (req->data.nr == __NR_fstatfs) {
+		int pidfd = (int)syscall(__NR_pidfd_open, req->pid, 0), fd;
+
+		if (pidfd < 0)
+			return 0;
+		fd = (int)syscall(__NR_pidfd_getfd, pidfd, (int)req->data.args[0], 0);
+		close(pidfd);
+		if (fd < 0)
+			return 0;
+		ok = fstat(fd, &st) == 0 && fstatfs(fd, &sfs) == 0;
+		close(fd);
+	} else {
+		char abs[PATH_MAX];
+
+		ok = caller_path(req, AT_FDCWD, req->data.args[0], abs, sizeof(abs)) == 0 &&
+		     stat(abs, &st) == 0 && statfs(abs, &sfs) == 0;
+	}
+	if (!ok || !ops->is_hier_dev(ctx, major(st.st_dev), minor(st.st_dev)))
+		return 0;
+	sfs.f_type = VIEW_CGROUP_SUPER_MAGIC;
+	/* the caller may have been interrupted meanwhile: then its buffer is not ours */
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0)
+		return 1;
+	if (process_vm_writev((pid_t)req->pid, &local, 1, &remote, 1, 0) != sizeof(sfs)) {
+		resp.error = -EFAULT;
+		resp.val = -1;
+	}
+	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	return 1;
+}
+
+int view_notify_serve(int listener, const struct view_notify_ops *ops, void *ctx)
 {
 	struct seccomp_notif req;
 	struct seccomp_notif_addfd add;
@@ -238,10 +316,12 @@ int view_notify_serve(int listener, view_answer_fn fn, void *ctx)
 	memset(&req, 0, sizeof(req));
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return -errno;
+	if (req.data.nr == __NR_statfs || req.data.nr == __NR_fstatfs)
+		return serve_statfs(listener, &req, ops, ctx) ? 1 : let_through(listener, req.id);
 	if (!decide(&req, &t))
 		return let_through(listener, req.id);
 	ucg_buf_init(&out);
-	r = fn(ctx, &t, &out);
+	r = ops->answer(ctx, &t, &out);
 	if (r < 0 || ucg_buf_error(&out) < 0) {
 		ucg_buf_fini(&out);
 		return let_through(listener, req.id);

@@ -42,7 +42,8 @@ int view_hier_dir(const struct view_hier *h, char *out, size_t size);
  * *ret_step names the step that failed; the namespace is then unusable. */
 int view_enter(const struct view *v, const char **ret_step);
 
-/* view_answer_fn for view/notify.h: ctx is the struct view. */
+/* The supervisor's questions (view/notify.h), ctx being the struct view. */
 int view_answer(void *ctx, const struct view_target *t, struct ucg_buf *out);
+int view_is_hier_dev(void *ctx, unsigned major, unsigned minor);
 
 #endif

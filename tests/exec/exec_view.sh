@@ -5,6 +5,7 @@
 # Java and cgroup-tools parts skip with one line each when not installed.
 . "$(dirname "$0")/../fs/lib.sh" "$1" "$2"
 HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD=$(cd "$(dirname "$UCG")/../.." && pwd)
 fs_setup
 R=$SCRATCH/up
 $UCG up "$R" >/dev/null || { bad "ucg up"; fs_done; exit 1; }
@@ -48,8 +49,9 @@ v=$($UCG exec -g cpu,memory:/t1 -- sh -c '
 	echo "link $(readlink /sys/fs/cgroup/cpu) $(readlink /sys/fs/cgroup/cpuacct)"
 	echo "limit $(cat /sys/fs/cgroup/memory/t1/memory.limit_in_bytes)"
 	echo "static $('"$SCRATCH"'/rawcat /proc/self/cgroup | grep -c memory:/t1)"
+	'"$BUILD"'/tests/exec/fsmagic /sys/fs/cgroup /sys/fs/cgroup/memory /sys/fs/cgroup/cpu/t1/cpu.shares
 ' 2>&1)
-field() { sed -n "s/^$1 //p" <<<"$v"; }
+field() { awk -v k="$1 " 'index($0, k) == 1 { print substr($0, length(k) + 1) }' <<<"$v"; }
 P=$(field pid)
 check "moved into cpu,cpuacct:/t1" "$(grep -c ':cpu,cpuacct:/t1$' <<<"$v")" "1"
 check "moved into memory:/t1" "$(grep -c ':memory:/t1$' <<<"$v")" "1"
@@ -60,6 +62,10 @@ check "mountinfo: kernel fields" "$(field mi_cpu)" "cgroup cgroup rw,cpu,cpuacct
 check "mountinfo: one cgroup line per hierarchy" "$(field mi_cgroup)" "$NH"
 check "mountinfo: no other cgroup mounts" "$(field mi_other)" "0"
 check "/proc/mounts" "$(field mounts_cpu)" "cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,nodev,noexec,relatime,cpu,cpuacct 0 0"
+check "statfs: /sys/fs/cgroup is a tmpfs" "$(field /sys/fs/cgroup)" "1021994 1021994"
+check "statfs: a hierarchy is cgroupfs" "$(field /sys/fs/cgroup/memory)" "27e0eb 27e0eb"
+check "statfs: a file below is cgroupfs" "$(field /sys/fs/cgroup/cpu/t1/cpu.shares)" "27e0eb 27e0eb"
+check "statfs outside the view: FUSE's" "$("$BUILD"/tests/exec/fsmagic "$MEM" | cut -d' ' -f2)" "65735546"
 check "cpu and cpuacct symlinks" "$(field link)" "cpu,cpuacct cpu,cpuacct"
 check "hierarchy files reachable" "$(field limit)" "$(cat "$MEM/t1/memory.limit_in_bytes")"
 if [ "$HAVE_STATIC" = 1 ]; then
