@@ -264,7 +264,7 @@ static void run_child(const struct plan *pl, int sock, const sigset_t *old, char
 	_exit(r == ENOENT ? 127 : 126);
 }
 
-static const struct view_notify_ops view_ops = { view_answer, view_is_hier_dev };
+static const struct view_notify_ops view_ops = { view_answer, view_is_hier_dev, view_mount };
 
 /* Serves the listener until no process uses the filter any more. */
 static void serve_rest(struct view *v, int lfd)
@@ -282,15 +282,22 @@ static void serve_rest(struct view *v, int lfd)
 }
 
 /* After COMMAND exits: processes it left inside still open files through the filter;
- * a detached copy serves them (with no terminal or pipe of ours held open). */
+ * a detached copy serves them (with no terminal or pipe of ours held open) and undoes
+ * the view's mounts when the last is gone. Else they are undone here. */
 static void leave_server(struct view *v, int lfd)
 {
 	struct pollfd p = { lfd, POLLIN, 0 };
+	pid_t pid;
 	int null;
 
-	if (poll(&p, 1, 0) >= 0 && (p.revents & POLLHUP) && !(p.revents & POLLIN))
+	if (poll(&p, 1, 0) >= 0 && (p.revents & POLLHUP) && !(p.revents & POLLIN)) {
+		view_release(v);
 		return;
-	if (fork() != 0)
+	}
+	pid = fork();
+	if (pid < 0)
+		view_release(v);
+	if (pid != 0)
 		return;
 	setsid();
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -300,6 +307,7 @@ static void leave_server(struct view *v, int lfd)
 		dup2(null, 2);
 	}
 	serve_rest(v, lfd);
+	view_release(v);
 	_exit(0);
 }
 

@@ -51,6 +51,7 @@ int view_notify_install(void)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, VIEW_AUDIT_ARCH, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mount, 6, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_statfs, 5, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fstatfs, 4, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 3, 0),
@@ -303,6 +304,32 @@ static int serve_statfs(int listener, const struct seccomp_notif *req,
 	return 1;
 }
 
+/* mount(2): ours if its type is "cgroup"; 1 if answered, 0 to let it through. */
+static int serve_mount(int listener, const struct seccomp_notif *req,
+		       const struct view_notify_ops *ops, void *ctx)
+{
+	struct seccomp_notif_resp resp = { .id = req->id };
+	char type[16], abs[PATH_MAX], data[4096];
+	int r;
+
+	if (!req->data.args[2] || read_string((int)req->pid, req->data.args[2], type, sizeof(type)) < 0 ||
+	    strcmp(type, "cgroup"))
+		return 0;
+	data[0] = '\0';
+	if (caller_path(req, AT_FDCWD, req->data.args[1], abs, sizeof(abs)) < 0 ||
+	    (req->data.args[4] && read_string((int)req->pid, req->data.args[4], data, sizeof(data)) < 0))
+		return 0;
+	r = ops->mount(ctx, (int)req->pid, abs, (unsigned long)req->data.args[3], data);
+	if (r == 1)
+		return 0;
+	if (r < 0) {
+		resp.error = r;
+		resp.val = -1;
+	}
+	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	return 1;
+}
+
 int view_notify_serve(int listener, const struct view_notify_ops *ops, void *ctx)
 {
 	struct seccomp_notif req;
@@ -316,6 +343,8 @@ int view_notify_serve(int listener, const struct view_notify_ops *ops, void *ctx
 	memset(&req, 0, sizeof(req));
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return -errno;
+	if (req.data.nr == __NR_mount)
+		return serve_mount(listener, &req, ops, ctx) ? 1 : let_through(listener, req.id);
 	if (req.data.nr == __NR_statfs || req.data.nr == __NR_fstatfs)
 		return serve_statfs(listener, &req, ops, ctx) ? 1 : let_through(listener, req.id);
 	if (!decide(&req, &t))

@@ -12,7 +12,7 @@
  * hierarchies report the cgroup filesystem's magic (CGROUP_SUPER_MAGIC) where FUSE's
  * would show: the supervisor makes the call itself (fstatfs on a copy of the caller's
  * descriptor, pidfd_getfd), changes f_type and writes the result into the caller's
- * buffer. This covers static binaries and raw syscalls (Go),
+ * buffer. mount(2) of type "cgroup" is the owner's to serve (view/vmount.c). This covers static binaries and raw syscalls (Go),
  * which a preload library would not. Limits: 32-bit compat syscalls are not
  * intercepted; the answer is a memfd, so readlink of /proc/self/fd/N says
  * "/memfd:..." and fstat shows a regular file with its size, where the kernel shows
@@ -32,6 +32,9 @@ struct view_notify_ops {
 	/* Whether a file on device major:minor is in one of the view's hierarchies
 	 * (statfs then reports CGROUP_SUPER_MAGIC). */
 	int (*is_hier_dev)(void *ctx, unsigned major, unsigned minor);
+	/* mount(2) of type "cgroup" by pid at target (absolute): 0 or -errno as the
+	 * call's result, 1 to let the kernel have it. */
+	int (*mount)(void *ctx, int pid, const char *target, unsigned long flags, const char *data);
 };
 
 /* In the process about to exec: installs the filter. Returns the listener fd or

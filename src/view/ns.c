@@ -39,6 +39,9 @@ int view_collect(struct view *v)
 	int r;
 
 	v->n = 0;
+	v->host_ns = v->view_ns = -1;
+	v->made = 0;
+	v->made_mask = 0;
 	ucg_buf_init(&out);
 	r = ucgfs_ctl_request(1, (const char *const[]){ "mounts" }, &out);
 	if (r < 0)
@@ -183,14 +186,18 @@ static void link_controllers(const struct view *v)
 	}
 }
 
-int view_enter(const struct view *v, const char **ret_step)
+int view_enter(struct view *v, const char **ret_step)
 {
 	int fds[VIEW_MAX_HIER];
 	size_t i, opened = 0;
 	int r = 0;
 
 	*ret_step = "unshare";
-	if (unshare(CLONE_NEWNS) < 0)
+	v->host_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (v->host_ns < 0 || unshare(CLONE_NEWNS) < 0)
+		return -errno;
+	v->view_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (v->view_ns < 0)
 		return -errno;
 	*ret_step = "make / private";
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)

@@ -25,6 +25,9 @@
 struct view {
 	struct view_hier hs[VIEW_MAX_HIER];
 	size_t n;
+	int host_ns, view_ns;	  /* mount namespaces (view_enter), -1 before */
+	int made;		  /* mounts made for the view so far (names them) */
+	unsigned long long made_mask; /* hs[i] made by view_mount: view_release undoes */
 };
 
 /* Fills v with the daemon's hierarchies (one per device: a hierarchy mounted twice
@@ -40,10 +43,14 @@ int view_hier_dir(const struct view_hier *h, char *out, size_t size);
 
 /* Unshares the mount namespace of the calling process and builds the view. On failure
  * *ret_step names the step that failed; the namespace is then unusable. */
-int view_enter(const struct view *v, const char **ret_step);
+int view_enter(struct view *v, const char **ret_step);
 
 /* The supervisor's questions (view/notify.h), ctx being the struct view. */
 int view_answer(void *ctx, const struct view_target *t, struct ucg_buf *out);
 int view_is_hier_dev(void *ctx, unsigned major, unsigned minor);
+int view_mount(void *ctx, int pid, const char *target, unsigned long flags, const char *data);
+
+/* Undoes the mounts view_mount made (the view's clones, then the daemon's). */
+void view_release(struct view *v);
 
 #endif

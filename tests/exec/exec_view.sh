@@ -76,6 +76,28 @@ fi
 check "nothing leaks: host's /sys/fs/cgroup mounts unchanged" "$(grep -c ' /sys/fs/cgroup' /proc/self/mountinfo)" "$host_mi"
 check "nothing leaks: no /sys/fs/cgroup/cpu,cpuacct here" "$(grep -c ' /sys/fs/cgroup/cpu,cpuacct ' /proc/self/mountinfo)" "0"
 
+# ---- mount -t cgroup inside the view is served by ucg
+m=$($UCG exec -- sh -c '
+	D=$(mktemp -d); D2=$(mktemp -d); D3=$(mktemp -d)
+	mount -t cgroup -o cpu,cpuacct none $D; echo "same $? $(test -d $D/t1 && echo t1)"
+	echo "mi $(grep " $D " /proc/self/mountinfo | sed "s/.* - //")"
+	echo "magic $('"$BUILD"'/tests/exec/fsmagic $D | cut -d" " -f2)"
+	mount -t cgroup -o cpu none $D2 2>&1 | grep -c busy | sed "s/^/busy /"
+	mount -t cgroup -o none,name=viewtest none $D3; echo "named $? $(grep -c ":name=viewtest:/$" /proc/self/cgroup)"
+	echo "outside $('"$UCG"' mount | grep -c " '"$UCG_RUNTIME_DIR"'/view\.")"
+	umount $D; echo "umount $? $(grep -c " $D " /proc/self/mountinfo)"
+	rmdir $D $D2 2>/dev/null
+' 2>&1)
+mf() { awk -v k="$1 " 'index($0, k) == 1 { print substr($0, length(k) + 1) }' <<<"$m"; }
+check "mount -t cgroup: same options, same hierarchy" "$(mf same)" "0 t1"
+check "mount -t cgroup: mountinfo" "$(mf mi)" "cgroup cgroup rw,cpu,cpuacct"
+check "mount -t cgroup: statfs" "$(mf magic)" "27e0eb"
+check "mount -t cgroup: EBUSY for a controller bound elsewhere" "$(mf busy)" "1"
+check "mount -t cgroup: a new named hierarchy" "$(mf named)" "0 1"
+check "mount -t cgroup: the daemon's mounts for the view" "$(mf outside)" "2"
+check "umount in the view" "$(mf umount)" "0 0"
+check "the view's mounts undone when it ends" "$($UCG mount | grep -c -e "$UCG_RUNTIME_DIR/view\." -e name=viewtest)" "0"
+
 # ---- a process moved later sees its new cgroup at its next open
 rm -f "$SCRATCH/pid" "$SCRATCH/go"
 $UCG exec -g memory:/t1 -- sh -c "echo \$\$ > $SCRATCH/pid; while [ ! -e $SCRATCH/go ]; do sleep 0.05; done; grep memory /proc/self/cgroup > $SCRATCH/after; $UCG classify -g cpu:/t2 \$\$ && grep cpu, /proc/self/cgroup >> $SCRATCH/after" &
