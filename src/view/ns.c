@@ -2,6 +2,7 @@
 #include "view/view.h"
 
 #include "fs/ctl.h"
+#include "view/mount_api.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,22 +16,6 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-
-#ifndef OPEN_TREE_CLONE /* Linux 5.2; glibc 2.36 */
-#define OPEN_TREE_CLONE 1
-#endif
-#ifndef OPEN_TREE_CLOEXEC
-#define OPEN_TREE_CLOEXEC O_CLOEXEC
-#endif
-#ifndef MOVE_MOUNT_F_EMPTY_PATH
-#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
-#endif
-#ifndef SYS_open_tree
-#define SYS_open_tree 428
-#endif
-#ifndef SYS_move_mount
-#define SYS_move_mount 429
-#endif
 
 int view_collect(struct view *v)
 {
