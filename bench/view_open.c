@@ -47,6 +47,7 @@ int main(int argc, char **argv)
 		close(fd);
 	}
 	printf("view_open.%s.wall_ns %.0f ns\n", name, (ns(CLOCK_MONOTONIC) - w0) / (double)n);
-	printf("view_open.%s.cpu_ns %.0f ns\n", name, (ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / (double)n);
+	printf("view_open.%s.cpu_ns %.0f ns\n", name,
+	       (ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / (double)n);
 	return 0;
 }

@@ -202,8 +202,9 @@ static int send_fd(int sock, int fd)
 {
 	char c = 0, cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec io = { &c, 1 };
-	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
+	struct msghdr m = {
+		.msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)
+	};
 	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
 
 	h->cmsg_level = SOL_SOCKET;
@@ -217,8 +218,9 @@ static int recv_fd(int sock)
 {
 	char c, cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec io = { &c, 1 };
-	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
+	struct msghdr m = {
+		.msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)
+	};
 	struct cmsghdr *h;
 	int fd;
 
@@ -330,7 +332,7 @@ static int exit_like(int status)
 	return WEXITSTATUS(status);
 }
 
-static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+static const int forwarded[] = { SIGHUP,  SIGINT,   SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
 				 SIGALRM, SIGWINCH, SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU };
 
 static int run_view(const char *cmd, struct plan *pl, char **argv)
@@ -413,7 +415,8 @@ int cmd_exec(int argc, char **argv)
 	if (r == 0 && next >= argc)
 		r = 2;
 	if (r == 2)
-		fprintf(stderr, "usage: ucg exec [-g CONTROLLERS:PATH]... [--] COMMAND [ARGS...]\n");
+		fprintf(stderr,
+			"usage: ucg exec [-g CONTROLLERS:PATH]... [--] COMMAND [ARGS...]\n");
 	if (r == 0)
 		r = run_view("exec", pl, argv + next);
 	free(pl);
@@ -471,7 +474,8 @@ int cmd_classify(int argc, char **argv)
 			if (e == 0)
 				e = write_pid(file, (int)pid);
 			if (e < 0) {
-				fprintf(stderr, "Error changing group of pid %ld: %s\n", pid, strerror(-e));
+				fprintf(stderr, "Error changing group of pid %ld: %s\n", pid,
+					strerror(-e));
 				r = 1;
 				break;
 			}

@@ -30,9 +30,11 @@ static const struct command commands[] = {
 	{ "down", FS_CMD(cmd_down), "down [ROOT]: unmount what `up` mounted" },
 	{ "ctl", FS_CMD(cmd_fsstat), "ctl stats|mounts|ping|stop: talk to the daemon" },
 	{ "ls", cmd_ls, "ls [DIR]: the cgroup trees under DIR with process counts" },
-	{ "exec", FS_CMD(cmd_exec), "exec [-g CTRL:PATH]... CMD: run CMD in ucg's cgroups, in the v1 view" },
+	{ "exec", FS_CMD(cmd_exec),
+	  "exec [-g CTRL:PATH]... CMD: run CMD in ucg's cgroups, in the v1 view" },
 	{ "shell", FS_CMD(cmd_shell), "shell [-g CTRL:PATH]...: a shell in the v1 view" },
-	{ "classify", FS_CMD(cmd_classify), "classify -g CTRL:PATH... PID...: move processes (cgclassify)" },
+	{ "classify", FS_CMD(cmd_classify),
+	  "classify -g CTRL:PATH... PID...: move processes (cgclassify)" },
 	{ "sim", cmd_sim, "sim SCENARIO [--seed N] [--charging=D]: run the simulator" },
 };
 

@@ -97,8 +97,7 @@ int view_answer(void *ctx, const struct view_target *t, struct ucg_buf *out)
 		}
 		ucg_buf_fini(&mi);
 		return r;
-	default:
-		return -EINVAL;
+	default: return -EINVAL;
 	}
 }
 

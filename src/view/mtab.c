@@ -39,8 +39,16 @@ int view_hier_parse(const char *line, size_t len, struct view_hier *ret)
 /* Options that are flags of the hierarchy, not controllers. */
 static int is_flag(const char *tok, size_t len)
 {
-	static const char *const flags[] = { "rw", "ro", "noprefix", "xattr", "cpuset_v2_mode",
-					     "favordynmods", "clone_children", "none", "all", NULL };
+	static const char *const flags[] = { "rw",
+					     "ro",
+					     "noprefix",
+					     "xattr",
+					     "cpuset_v2_mode",
+					     "favordynmods",
+					     "clone_children",
+					     "none",
+					     "all",
+					     NULL };
 	size_t i;
 
 	if (memchr(tok, '=', len))
@@ -292,7 +300,8 @@ void view_mounts_format(const char *in, size_t len, struct ucg_buf *out)
 			ucg_buf_append(out, l.type, l.typel);
 			ucg_buf_putc(out, ' ');
 			/* ro if the mount or its superblock is read-only (__mnt_is_readonly) */
-			if (l.superl >= 2 && !strncmp(l.super, "ro", 2) && (l.superl == 2 || l.super[2] == ','))
+			if (l.superl >= 2 && !strncmp(l.super, "ro", 2) &&
+			    (l.superl == 2 || l.super[2] == ','))
 				ucg_buf_puts(out, "ro");
 			else
 				ucg_buf_append(out, l.f[5], rw);

@@ -21,8 +21,8 @@
 /* One ucg hierarchy in the view. */
 struct view_hier {
 	unsigned major, minor; /* the FUSE mount's device */
-	char dir[1024];	       /* where the daemon mounted it (outside the view) */
-	char name[256];	       /* its directory under /sys/fs/cgroup */
+	char dir[1024];        /* where the daemon mounted it (outside the view) */
+	char name[256];        /* its directory under /sys/fs/cgroup */
 	char opts[1024];       /* super options, "rw,cpu,cpuacct" */
 };
 

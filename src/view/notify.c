@@ -73,7 +73,8 @@ int view_notify_install(void)
 
 void view_notify_tune(int listener)
 {
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0) < 0) {
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0) <
+	    0) {
 		/* older kernel: wake-ups go through the scheduler as usual */
 	}
 }
@@ -312,12 +313,14 @@ static int serve_mount(int listener, const struct seccomp_notif *req,
 	char type[16], abs[PATH_MAX], data[4096];
 	int r;
 
-	if (!req->data.args[2] || read_string((int)req->pid, req->data.args[2], type, sizeof(type)) < 0 ||
+	if (!req->data.args[2] ||
+	    read_string((int)req->pid, req->data.args[2], type, sizeof(type)) < 0 ||
 	    strcmp(type, "cgroup"))
 		return 0;
 	data[0] = '\0';
 	if (caller_path(req, AT_FDCWD, req->data.args[1], abs, sizeof(abs)) < 0 ||
-	    (req->data.args[4] && read_string((int)req->pid, req->data.args[4], data, sizeof(data)) < 0))
+	    (req->data.args[4] &&
+	     read_string((int)req->pid, req->data.args[4], data, sizeof(data)) < 0))
 		return 0;
 	r = ops->mount(ctx, (int)req->pid, abs, (unsigned long)req->data.args[3], data);
 	if (r == 1)

@@ -121,7 +121,8 @@ static int detach_cgroup_mounts(void)
 		    sscanf(sep + 3, "%63s", type) != 1)
 			continue;
 		unescape(mp);
-		if (strcmp(type, "cgroup") && strcmp(type, "cgroup2") && strcmp(type, "fuse.cgroup") &&
+		if (strcmp(type, "cgroup") && strcmp(type, "cgroup2") &&
+		    strcmp(type, "fuse.cgroup") &&
 		    !(strncmp(mp, VIEW_ROOT, len) == 0 && (mp[len] == '/' || !mp[len])))
 			continue;
 		grown = realloc(dirs, (n + 1) * sizeof(*dirs));
@@ -137,7 +138,8 @@ static int detach_cgroup_mounts(void)
 	fclose(f);
 	while (n > 0) {
 		n--;
-		if (r == 0 && umount2(dirs[n], MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT)
+		if (r == 0 && umount2(dirs[n], MNT_DETACH) < 0 && errno != EINVAL &&
+		    errno != ENOENT)
 			r = -errno;
 		free(dirs[n]);
 	}
@@ -217,13 +219,15 @@ int view_enter(struct view *v, const char **ret_step)
 			goto out;
 		}
 		*ret_step = "move_mount";
-		if (syscall(SYS_move_mount, fds[i], "", AT_FDCWD, dir, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		if (syscall(SYS_move_mount, fds[i], "", AT_FDCWD, dir, MOVE_MOUNT_F_EMPTY_PATH) <
+		    0) {
 			r = -errno;
 			goto out;
 		}
 		/* the flags systemd mounts its hierarchies with */
 		*ret_step = "remount hierarchy";
-		if (mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RELATIME,
+		if (mount(NULL, dir, NULL,
+			  MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RELATIME,
 			  NULL) < 0) {
 			r = -errno;
 			goto out;

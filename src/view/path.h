@@ -13,11 +13,11 @@
 #include <stddef.h>
 
 enum view_kind {
-	VIEW_NONE = 0,	 /* not ours: the kernel's file */
-	VIEW_CGROUP,	 /* /proc/PID/cgroup, /proc/PID/task/TID/cgroup */
-	VIEW_CGROUPS,	 /* /proc/cgroups */
+	VIEW_NONE = 0,  /* not ours: the kernel's file */
+	VIEW_CGROUP,    /* /proc/PID/cgroup, /proc/PID/task/TID/cgroup */
+	VIEW_CGROUPS,   /* /proc/cgroups */
 	VIEW_MOUNTINFO, /* /proc/PID/mountinfo, /proc/PID/task/TID/mountinfo */
-	VIEW_MOUNTS,	 /* /proc/PID/mounts, /proc/mounts */
+	VIEW_MOUNTS,    /* /proc/PID/mounts, /proc/mounts */
 };
 
 struct view_target {

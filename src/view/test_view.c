@@ -92,10 +92,12 @@ static void test_mountinfo(void)
 {
 	static const char in[] =
 		"22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw\n"
-		"40 22 0:50 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid,nodev,noexec,relatime - fuse.cgroup cgroup rw,user_id=0,group_id=0,allow_other\n"
+		"40 22 0:50 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid,nodev,noexec,relatime - "
+		"fuse.cgroup cgroup rw,user_id=0,group_id=0,allow_other\n"
 		"41 22 0:51 / /tmp/other rw,relatime shared:3 - fuse.cgroup x rw,user_id=0\n";
 	struct view_hier hs[1] = { { .major = 0, .minor = 50, .opts = "rw,cpu,cpuacct" } };
-	static const char tmpfs[] = "25 22 0:22 / /sys/fs/cgroup rw,nosuid - tmpfs tmpfs ro,lazytime,mode=755\n";
+	static const char tmpfs[] =
+		"25 22 0:22 / /sys/fs/cgroup rw,nosuid - tmpfs tmpfs ro,lazytime,mode=755\n";
 	struct ucg_buf out, m;
 
 	ucg_buf_init(&out);
@@ -103,11 +105,13 @@ static void test_mountinfo(void)
 	view_mountinfo_rewrite(in, sizeof(in) - 1, hs, 1, &out);
 	T_EQ_STR(out.data,
 		 "22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw\n"
-		 "40 22 0:50 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid,nodev,noexec,relatime - cgroup cgroup rw,cpu,cpuacct\n"
+		 "40 22 0:50 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid,nodev,noexec,relatime - cgroup "
+		 "cgroup rw,cpu,cpuacct\n"
 		 "41 22 0:51 / /tmp/other rw,relatime shared:3 - fuse.cgroup x rw,user_id=0\n");
 	view_mounts_format(out.data, out.len, &m);
 	T_EQ_STR(m.data, "sysfs /sys sysfs rw,nosuid 0 0\n"
-			 "cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,nodev,noexec,relatime,cpu,cpuacct 0 0\n"
+			 "cgroup /sys/fs/cgroup/cpu,cpuacct cgroup "
+			 "rw,nosuid,nodev,noexec,relatime,cpu,cpuacct 0 0\n"
 			 "x /tmp/other fuse.cgroup rw,relatime,user_id=0 0 0\n");
 	ucg_buf_reset(&m);
 	/* superblock flags come first, a read-only superblock makes the line ro */

@@ -25,8 +25,8 @@
 struct view {
 	struct view_hier hs[VIEW_MAX_HIER];
 	size_t n;
-	int host_ns, view_ns;	  /* mount namespaces (view_enter), -1 before */
-	int made;		  /* mounts made for the view so far (names them) */
+	int host_ns, view_ns;         /* mount namespaces (view_enter), -1 before */
+	int made;                     /* mounts made for the view so far (names them) */
 	unsigned long long made_mask; /* hs[i] made by view_mount: view_release undoes */
 };
 

@@ -98,7 +98,8 @@ int view_mount(void *ctx, int pid, const char *target, unsigned long flags, cons
 	struct stat st;
 	int fd, r;
 
-	if (flags & (MS_REMOUNT | MS_BIND | MS_MOVE | MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE))
+	if (flags &
+	    (MS_REMOUNT | MS_BIND | MS_MOVE | MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE))
 		return 1;
 	if (v->host_ns < 0 || !in_view_ns(pid))
 		return 1;
@@ -111,7 +112,8 @@ int view_mount(void *ctx, int pid, const char *target, unsigned long flags, cons
 	r = ucgfs_ctl_path(dir, sizeof(dir), "");
 	if (r < 0)
 		return r;
-	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "view.%d.%d", (int)getpid(), v->made);
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "view.%d.%d", (int)getpid(),
+		 v->made);
 	if (mkdir(dir, 0755) < 0)
 		return -errno;
 	r = ctl(4, (const char *const[]){ "mount", "cgroup", dir, data ? data : "" });
@@ -120,7 +122,8 @@ int view_mount(void *ctx, int pid, const char *target, unsigned long flags, cons
 		return r;
 	}
 	fd = clone_outside(v, dir);
-	if (fd < 0 || syscall(SYS_move_mount, fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+	if (fd < 0 ||
+	    syscall(SYS_move_mount, fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
 		r = fd < 0 ? fd : -errno;
 		if (fd >= 0)
 			close(fd);
@@ -131,7 +134,9 @@ int view_mount(void *ctx, int pid, const char *target, unsigned long flags, cons
 	close(fd);
 	/* the per-mount flags the caller asked for */
 	mount(NULL, target, NULL,
-	      MS_REMOUNT | MS_BIND | (flags & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME)),
+	      MS_REMOUNT | MS_BIND |
+		      (flags & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME |
+				MS_NODIRATIME | MS_RELATIME)),
 	      NULL);
 	h = &v->hs[v->n];
 	memset(h, 0, sizeof(*h));
