@@ -1,0 +1,25 @@
+#!/bin/bash
+# Issue 13 item 6, pending the v2 backend: a spinner under a 25% quota, written through
+# ucg's v1 cpu.cfs_quota_us and cpu.cfs_period_us, gets 25% +-5 points of the CPU over
+# 2 s (the kernel's cpu.max on the v2 leaf); cpu.stat counts the throttling.
+. "$(dirname "$0")/../lib.sh" "$1" "$2"
+
+ucg_start || { bad "daemon starts"; uml_done; exit 1; }
+M=$(ucg_mnt cpu cpu,cpuacct) || { bad "ucg mount -o cpu,cpuacct"; uml_done; exit 1; }
+mkdir $M/c
+# Control: unlimited, the only runnable task on the one CPU gets what the host gives.
+pct=$(sh -c "echo \$\$ > $M/c/cgroup.procs && exec $HELPERS/spinner spin 2" | sed -n 's/^cpu_pct //p')
+# A host too busy to give the guest 40% of a CPU cannot show a 25% quota: skip then.
+if [ "${pct:-0}" -lt 40 ]; then
+	SKIP=$((SKIP + 1))
+	echo "SKIP 25% quota: the host gives this guest ${pct:-0}% of a CPU, too little to measure"
+else
+	ok "no quota: the spinner's share ($pct%)"
+	echo 100000 > $M/c/cpu.cfs_period_us
+	echo 25000 > $M/c/cpu.cfs_quota_us
+	check "quota reads back" "$(cat $M/c/cpu.cfs_quota_us)" "25000"
+	pct=$(sh -c "echo \$\$ > $M/c/cgroup.procs && exec $HELPERS/spinner spin 2" | sed -n 's/^cpu_pct //p')
+	within "25% quota: the spinner's share (%)" "${pct:-0}" 20 30
+	within "cpu.stat nr_throttled" "$(sed -n 's/^nr_throttled //p' $M/c/cpu.stat)" 1 1000000
+fi
+uml_done

@@ -1,0 +1,26 @@
+#!/bin/bash
+# Issue 13 item 6, pending the v2 backend: pids.max, written through ucg's v1 file,
+# refuses a fork in the cgroup with EAGAIN (the kernel's pids.max on the v2 leaf).
+. "$(dirname "$0")/../lib.sh" "$1" "$2"
+
+ucg_start || { bad "daemon starts"; uml_done; exit 1; }
+M=$(ucg_mnt pids pids) || { bad "ucg mount -o pids"; uml_done; exit 1; }
+mkdir $M/p
+echo 3 > $M/p/pids.max
+check "pids.max reads back" "$(cat $M/p/pids.max)" "3"
+# The forker joins first, then forks: itself and two children make 3.
+spawn sh -c "echo \$\$ > $M/p/cgroup.procs && exec $HELPERS/forker hold 5" > /tmp/hold.out
+wait_line /tmp/hold.out 'forked *' $LAST
+check "third fork refused with EAGAIN" "$(cat /tmp/hold.out)" "forked 2 errno EAGAIN"
+check "pids.current" "$(cat $M/p/pids.current)" "3"
+check "pids.events counts the refusal" "$(cat $M/p/pids.events)" "max 1"
+kill $LAST; wait $LAST 2>/dev/null
+for ((i = 0; i < 100; i++)); do read -r n < $M/p/pids.current; [ "$n" = 0 ] && break; nap 0.05; done
+check "pids.current after the exits" "$(cat $M/p/pids.current)" "0"
+# Raised, the same forker gets all five.
+echo max > $M/p/pids.max
+spawn sh -c "echo \$\$ > $M/p/cgroup.procs && exec $HELPERS/forker hold 5" > /tmp/hold.out
+wait_line /tmp/hold.out 'forked *' $LAST
+check "max: every fork succeeds" "$(cat /tmp/hold.out)" "forked 5 errno OK"
+kill $LAST; wait $LAST 2>/dev/null
+uml_done
