@@ -36,7 +36,7 @@ cleanup() {
 	if mountpoint -q $S/k; then
 		rmdir $S/k/* 2>/dev/null; umount $S/k
 		# removed cgroups are freed asynchronously: the hierarchy may outlive this
-		# umount; mount and unmount again until it is gone (core.md §1.5)
+		# umount; mount and unmount again until it is gone (docs/kernel/core.md §1.5)
 		for i in $(seq 20); do
 			grep -q ":name=ucgbench$$:" /proc/self/cgroup || break
 			sleep 0.5

@@ -1,4 +1,4 @@
-/* base/memparse.h — the MEM input class (controllers.md §0.1).
+/* base/memparse.h — the MEM input class (docs/kernel/controllers.md §0.1).
  *
  * Used by memory.*limit_in_bytes, memory.soft_limit_in_bytes, hugetlb limits and the
  * memory usage thresholds. The text is cut at its first NUL, stripped of (kernel)

@@ -1,4 +1,4 @@
-/* base/test_bitmap.c — bitmaps and the cpu/node list grammar (controllers.md §1.1,
+/* base/test_bitmap.c — bitmaps and the cpu/node list grammar (docs/kernel/controllers.md §1.1,
  * §1.2 step 2), with the kernel behaviour verified beyond them (see bitmap.h). */
 #include <errno.h>
 #include <string.h>
@@ -96,7 +96,7 @@ static void test_output_canonical(void)
 	ucg_buf_fini(&buf);
 }
 
-/* Verified on the 6.18 kernel, not (yet) in controllers.md. */
+/* Verified on the 6.18 kernel, not (yet) in docs/kernel/controllers.md. */
 static void test_kernel_extras(void)
 {
 	OK2(",0", "0");

@@ -1,4 +1,4 @@
-/* base/test_memparse.c — the MEM class (controllers.md §0.1, §4.1) and the kernel
+/* base/test_memparse.c — the MEM class (docs/kernel/controllers.md §0.1, §4.1) and the kernel
  * behaviour verified beyond it (see memparse.h). */
 #include <errno.h>
 #include <string.h>

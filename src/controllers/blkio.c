@@ -1,5 +1,5 @@
 /* controllers/blkio.c — the blkio controller as 6.18 shows it: BFQ proportional
- * weight and throttling (controllers.md §9).
+ * weight and throttling (docs/kernel/controllers.md §9).
  *
  * Model. A cgroup keeps one "blkg" per block device it has state for, in a list with
  * the most recently created first (the order the kernel lists them in). A blkg is

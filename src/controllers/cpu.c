@@ -1,5 +1,5 @@
 /* controllers/cpu.c — the cpu controller: CFS weight and bandwidth, RT bandwidth
- * (controllers.md §2).
+ * (docs/kernel/controllers.md §2).
  *
  * Model. Each cgroup is a task group with
  *   shares          CFS weight, clamped into 2..262144 (idle groups weigh 3)

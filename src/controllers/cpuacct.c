@@ -1,5 +1,5 @@
 /* controllers/cpuacct.c — the cpuacct controller: CPU time used by the tasks of each
- * cgroup, per CPU, split into user and system time (controllers.md §3).
+ * cgroup, per CPU, split into user and system time (docs/kernel/controllers.md §3).
  *
  * Model. Each cgroup keeps, per possible CPU, the user and system nanoseconds charged
  * to it or to any descendant: ucg_cpuacct_charge() adds to the cgroup and to

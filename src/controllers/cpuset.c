@@ -1,5 +1,5 @@
 /* controllers/cpuset.c — the cpuset controller: which CPUs and memory nodes the tasks
- * of a cgroup may use (controllers.md §1).
+ * of a cgroup may use (docs/kernel/controllers.md §1).
  *
  * Model. Each cpuset has a CPU mask (cpus, nr_cpus bits) and a node mask (mems), set
  * by writing cpuset.cpus / cpuset.mems, and effective masks derived from them:
@@ -324,7 +324,7 @@ static int dl_can_shrink(const struct cpuset_css *cur, const struct ucg_bitmap *
 	return bw * ucg_bitmap_weight(trial) >= server * ucg_bitmap_weight(&root->cpus);
 }
 
-/* Steps 5-8 of controllers.md §1.2 for trial, a changed copy of cur, with the 6.18
+/* Steps 5-8 of docs/kernel/controllers.md §1.2 for trial, a changed copy of cur, with the 6.18
  * deadline check (EBUSY) between 7 and 8. */
 static int validate_change(struct cpuset_css *cur, const struct cpuset_css *trial)
 {

@@ -1,5 +1,5 @@
 /* controllers/debug.c — the debug controller: the cgroup core's own bookkeeping,
- * for a user who studies what many cgroups cost (controllers.md §13).
+ * for a user who studies what many cgroups cost (docs/kernel/controllers.md §13).
  *
  * Model. The kernel's v1 file set (kernel/cgroup/debug.c in 6.x, read from source:
  * the reference kernel is built without CONFIG_CGROUP_DEBUG, so none of this was

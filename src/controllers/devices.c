@@ -1,4 +1,4 @@
-/* controllers/devices.c — the devices controller (controllers.md §5).
+/* controllers/devices.c — the devices controller (docs/kernel/controllers.md §5).
  *
  * Model. Each cgroup holds one exception list (controllers/devices_rules.c): a
  * default behaviour, allow-all or deny-all, and exceptions matched by (type, major,

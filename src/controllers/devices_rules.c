@@ -1,5 +1,5 @@
 /* controllers/devices_rules.c — the devices cgroup's exception lists (after the
- * kernel's security/device_cgroup.c model; controllers.md §5).
+ * kernel's security/device_cgroup.c model; docs/kernel/controllers.md §5).
  *
  * Model. Each cgroup has a behaviour and a list of exceptions. In allow-all mode the
  * exceptions are denials: an access is refused when any exception matches the device

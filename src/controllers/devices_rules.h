@@ -1,5 +1,5 @@
 /* controllers/devices_rules.h — the devices cgroup's exception-list algebra, without
- * the cgroup tree (controllers.md §5).
+ * the cgroup tree (docs/kernel/controllers.md §5).
  *
  * A ucg_devrules is one cgroup's state: a default behaviour (allow-all or deny-all)
  * and an ordered list of exceptions (type, major, minor, access). The devices

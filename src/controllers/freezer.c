@@ -1,5 +1,5 @@
 /* controllers/freezer.c — the freezer controller: stopping and continuing every task
- * of a subtree (controllers.md §6).
+ * of a subtree (docs/kernel/controllers.md §6).
  *
  * Model. Each non-root cgroup has two bits: self_freezing (FROZEN was written here and
  * not undone by THAWED) and parent_freezing (some ancestor is freezing). It is

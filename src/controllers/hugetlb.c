@@ -1,4 +1,4 @@
-/* controllers/hugetlb.c — the hugetlb controller (controllers.md §11).
+/* controllers/hugetlb.c — the hugetlb controller (docs/kernel/controllers.md §11).
  *
  * Model. For each huge page size of the reference machine (x86_64: 2MB and 1GB) a
  * cgroup has two hierarchical page counters (controllers/counter.c), counted in

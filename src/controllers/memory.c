@@ -1,5 +1,5 @@
 /* controllers/memory.c — the memory controller, memcg v1 as 6.18 shows it
- * (controllers.md §4).
+ * (docs/kernel/controllers.md §4).
  *
  * Model. Each cgroup has four hierarchical page counters (controllers/counter.c):
  * memory, memsw (memory + swap), kmem and kmem.tcp, each linked to the same counter

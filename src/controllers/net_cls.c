@@ -1,5 +1,5 @@
 /* controllers/net_cls.c — the net_cls controller: a class id that tags the packets of
- * a cgroup's tasks for the traffic-control model (controllers.md §7).
+ * a cgroup's tasks for the traffic-control model (docs/kernel/controllers.md §7).
  *
  * Model. Each cgroup, the root included, has a 32-bit classid, written as U64 (decimal,
  * 0x hex, 0 octal) and truncated to 32 bits (0x100000000 reads 0), read in decimal. A

@@ -1,5 +1,5 @@
 /* controllers/net_prio.c — the net_prio controller: a packet priority per network
- * device for the tasks of a cgroup (controllers.md §8).
+ * device for the tasks of a cgroup (docs/kernel/controllers.md §8).
  *
  * Model. The engine's configuration names the network devices of the initial
  * namespace in ifindex order (default "lo", "eth0"). Each cgroup has

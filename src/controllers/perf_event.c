@@ -1,5 +1,5 @@
 /* controllers/perf_event.c — the perf_event controller: membership only
- * (controllers.md §10).
+ * (docs/kernel/controllers.md §10).
  *
  * Model. perf_event has no control files of its own; a cgroup of its hierarchy is
  * only a set of tasks. On the kernel, the cgroup directory's fd is the target of

@@ -1,5 +1,5 @@
 /* controllers/pids.c — the pids controller: a hierarchical limit on the number of
- * tasks (threads) (controllers.md §12).
+ * tasks (threads) (docs/kernel/controllers.md §12).
  *
  * Model. Each non-root cgroup has a counter of tasks (controllers/counter.h) whose
  * usage is the number of live tasks in the cgroup and all its descendants, and whose

@@ -1,4 +1,4 @@
-/* controllers/test_blkio.c — the blkio controller (controllers.md §9 and the
+/* controllers/test_blkio.c — the blkio controller (docs/kernel/controllers.md §9 and the
  * behaviours verified in docs/controllers-verified.md §B). Uses the default device
  * table: 7:0..7:7 (bfq), 253:0 and 254:0 (mq-deadline). */
 #include "controllers/charge.h"

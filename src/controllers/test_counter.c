@@ -1,4 +1,4 @@
-/* controllers/test_counter.c — the hierarchical counter (controllers.md §4.2 limit
+/* controllers/test_counter.c — the hierarchical counter (docs/kernel/controllers.md §4.2 limit
  * rules, §11 hugetlb, §12 pids; the page_counter model in counter.c). */
 #include <errno.h>
 

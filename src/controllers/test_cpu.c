@@ -1,5 +1,5 @@
 /* controllers/test_cpu.c — cpu: shares clamping and idle, CFS quota/period/burst with
- * the v1 hierarchy rule, RT bandwidth, cpu.stat (controllers.md §2). */
+ * the v1 hierarchy rule, RT bandwidth, cpu.stat (docs/kernel/controllers.md §2). */
 #include "controllers/charge.h"
 #include "engine/test_fixture.h"
 

@@ -1,5 +1,5 @@
 /* controllers/test_cpuacct.c — cpuacct: formats, hierarchical sums, the usage reset
- * and cpuacct.stat's monotonic ticks (controllers.md §3). */
+ * and cpuacct.stat's monotonic ticks (docs/kernel/controllers.md §3). */
 #include "controllers/charge.h"
 #include "engine/test_fixture.h"
 

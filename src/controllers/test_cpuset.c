@@ -1,6 +1,6 @@
 /* controllers/test_cpuset.c — cpuset: files and defaults, the list grammar, the
  * kernel's check order, exclusive flags, clone_children, attach, the provider's
- * masks, hot-unplug's "look upward" and cpuset_v2_mode (controllers.md §1). */
+ * masks, hot-unplug's "look upward" and cpuset_v2_mode (docs/kernel/controllers.md §1). */
 #include "controllers/charge.h"
 #include "engine/test_fixture.h"
 

@@ -1,5 +1,5 @@
 /* controllers/test_debug.c — debug: the kernel's v1 file set with stable ids, and
- * engine_stats (controllers.md §13; formats from kernel source, not observed). */
+ * engine_stats (docs/kernel/controllers.md §13; formats from kernel source, not observed). */
 #include "engine/test_fixture.h"
 
 static void test_files(void)

@@ -1,5 +1,5 @@
 /* controllers/test_devices.c — the devices controller through the file API
- * (controllers.md §5). */
+ * (docs/kernel/controllers.md §5). */
 #include "controllers/charge.h"
 #include "controllers/devices_rules.h"
 #include "test_fixture.h"

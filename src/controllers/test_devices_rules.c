@@ -1,4 +1,4 @@
-/* controllers/test_devices_rules.c — the devices exception algebra (controllers.md
+/* controllers/test_devices_rules.c — the devices exception algebra (docs/kernel/controllers.md
  * §5.1–§5.3) and the kernel behaviour verified beyond it (see devices_rules.h). */
 #include <errno.h>
 #include <string.h>

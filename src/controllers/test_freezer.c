@@ -1,6 +1,6 @@
 /* controllers/test_freezer.c — freezer: files, the state grammar, self/parent
  * freezing, subtree freezing, attach and fork, and the provider's asynchronous stops
- * (controllers.md §6). */
+ * (docs/kernel/controllers.md §6). */
 #include "engine/test_fixture.h"
 
 struct rec {

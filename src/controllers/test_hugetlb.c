@@ -1,4 +1,4 @@
-/* controllers/test_hugetlb.c — the hugetlb controller (controllers.md §11). */
+/* controllers/test_hugetlb.c — the hugetlb controller (docs/kernel/controllers.md §11). */
 #include "controllers/charge.h"
 #include "test_fixture.h"
 

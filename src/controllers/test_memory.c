@@ -1,5 +1,5 @@
 /* controllers/test_memory.c — the memory controller through the file API and the
- * charging API (controllers.md §4). */
+ * charging API (docs/kernel/controllers.md §4). */
 #include "controllers/charge.h"
 #include "test_fixture.h"
 

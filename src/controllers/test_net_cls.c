@@ -1,5 +1,5 @@
 /* controllers/test_net_cls.c — net_cls: the classid grammar and truncation, copying
- * at mkdir only, the tc handle (controllers.md §7). */
+ * at mkdir only, the tc handle (docs/kernel/controllers.md §7). */
 #include "controllers/charge.h"
 #include "engine/test_fixture.h"
 

@@ -1,5 +1,5 @@
 /* controllers/test_net_prio.c — net_prio: prioidx allocation, the ifpriomap
- * grammar (sscanf "%16s %u"), copying at mkdir, the device list (controllers.md §8). */
+ * grammar (sscanf "%16s %u"), copying at mkdir, the device list (docs/kernel/controllers.md §8). */
 #include "controllers/charge.h"
 #include "engine/test_fixture.h"
 

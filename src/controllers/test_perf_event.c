@@ -1,5 +1,5 @@
 /* controllers/test_perf_event.c — perf_event: only the core files, membership works
- * (controllers.md §10). */
+ * (docs/kernel/controllers.md §10). */
 #include "engine/test_fixture.h"
 
 static int count(void *ctx, const char *name, const struct ucg_stat *st)

@@ -54,7 +54,7 @@ struct ucg_cftype {
 	int (*write_s64)(struct ucg_of *of, int64_t v);
 	/* Raw text up to the first NUL (not stripped); returns 0 or -errno. */
 	int (*write)(struct ucg_of *of, const char *buf, size_t len);
-	/* MEM class (controllers.md §0.1): the core strips the text and parses it with
+	/* MEM class (docs/kernel/controllers.md §0.1): the core strips the text and parses it with
 	 * ucg_parse_mem(); the handler gets bytes, or UCG_CFT_MEM_UNLIMITED for "-1"
 	 * (the same value as the literal 18446744073709551615). Syntax errors are EINVAL
 	 * before the handler runs. */
@@ -66,7 +66,7 @@ struct ucg_cftype {
 	 * (then v is 0), else v is the integer. Syntax errors are EINVAL, ERANGE beyond
 	 * int64, before the handler runs. */
 	int (*write_max)(struct ucg_of *of, int64_t v, int is_max);
-	/* CPU list / node list (cpuset.cpus, cpuset.mems; controllers.md §1.1): parsed
+	/* CPU list / node list (cpuset.cpus, cpuset.mems; docs/kernel/controllers.md §1.1): parsed
 	 * with ucg_bitmap_parse_list() into a bitmap of the engine's nr_cpus bits
 	 * (cpulist) or UCG_CFT_MAX_NUMNODES bits (nodelist); its errors (EINVAL, ERANGE,
 	 * EOVERFLOW) come before the handler runs. */

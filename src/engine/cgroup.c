@@ -1,4 +1,4 @@
-/* engine/cgroup.c — the cgroup tree (core.md §3, §4, §5 minus permissions).
+/* engine/cgroup.c — the cgroup tree (docs/kernel/core.md §3, §4, §5 minus permissions).
  *
  * Each cgroup keeps its children twice: a list in creation order (readdir, teardown)
  * and a hash table by name, so a path resolves in O(depth). A removed cgroup leaves the
@@ -253,7 +253,7 @@ int ucg_cgroup_create(struct ucg_cgroup *parent, const char *name, size_t len, u
 	cg->mode = mode & 07777;
 	cg->uid = uid;
 	cg->gid = gid;
-	/* Copied once, at creation (core.md §3.3). */
+	/* Copied once, at creation (docs/kernel/core.md §3.3). */
 	cg->notify_on_release = parent->notify_on_release;
 	cg->clone_children = parent->clone_children;
 	r = alloc_file_attrs(cg, uid, gid);
@@ -320,7 +320,7 @@ int ucg_cgroup_remove(struct ucg_cgroup *cg)
 			}
 		}
 	}
-	/* A parent that just lost its last child may now be releasable (core.md §10.1 b). */
+	/* A parent that just lost its last child may now be releasable (docs/kernel/core.md §10.1 b). */
 	ucg_release_check(parent);
 	ucg_cgroup_put(cg);
 	return 0;

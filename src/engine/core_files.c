@@ -1,4 +1,4 @@
-/* engine/core_files.c — the files every v1 cgroup has (core.md §2, §6, §10.3).
+/* engine/core_files.c — the files every v1 cgroup has (docs/kernel/core.md §2, §6, §10.3).
  *
  *   cgroup.procs, tasks          0644  member ids; a write attaches one process/thread
  *   notify_on_release            0644  boolean (U64 class)

@@ -4,7 +4,7 @@
  * tasks are not in the root. Sets are interned in a hash table keyed by that list, so
  * equal memberships share one set and a fork costs a reference count. A set whose
  * live-task count goes 0 -> 1 or 1 -> 0 updates nr_populated_csets of each cgroup it
- * names; a cgroup that becomes empty gets its release check (core.md §10.1 a).
+ * names; a cgroup that becomes empty gets its release check (docs/kernel/core.md §10.1 a).
  */
 #include "engine/css_set.h"
 #include "base/alloc.h"

@@ -1,4 +1,4 @@
-/* engine/hierarchy.c — mount, umount and remount of v1 hierarchies (core.md §1).
+/* engine/hierarchy.c — mount, umount and remount of v1 hierarchies (docs/kernel/core.md §1).
  *
  * A hierarchy is found by comparing the request with every live hierarchy, mounted or
  * not (§1.2); a new one takes the lowest free id above the last one handed out
@@ -316,7 +316,7 @@ int ucg_mount(struct ucg_engine *e, const char *opts, struct ucg_hierarchy **ret
 			goto out;
 		}
 		/* A match. Differing flags are ignored with a warning; release_agent= and
-		 * clone_children are ignored silently (core.md §1.2). */
+		 * clone_children are ignored silently (docs/kernel/core.md §1.2). */
 		if (err && (o.flags ^ h->flags))
 			snprintf(err->msg, sizeof(err->msg),
 				 "cgroup: new mount options do not match the existing superblock, will be ignored");
@@ -469,7 +469,7 @@ out:
 
 /* ---- formatting ------------------------------------------------------------------- */
 
-/* mountinfo escapes space, tab, newline, backslash and comma as octal (core.md §1.4). */
+/* mountinfo escapes space, tab, newline, backslash and comma as octal (docs/kernel/core.md §1.4). */
 static void put_escaped(struct ucg_buf *out, const char *s)
 {
 	for (; *s; s++) {

@@ -3,7 +3,7 @@
  * Tokens are comma-separated; empty tokens are ignored (6.x). The tokens without a
  * value map to an action through one table; `name=` and `release_agent=` carry values;
  * anything else must be a controller name. Validation then runs in the kernel's
- * order (core.md §1.1), so the same input yields the same errno and log line.
+ * order (docs/kernel/core.md §1.1), so the same input yields the same errno and log line.
  */
 #include "engine/mount_opts.h"
 #include "base/alloc.h"

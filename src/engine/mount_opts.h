@@ -1,4 +1,4 @@
-/* engine/mount_opts.h — the v1 mount-option grammar (core.md §1.1). */
+/* engine/mount_opts.h — the v1 mount-option grammar (docs/kernel/core.md §1.1). */
 #ifndef UCG_ENGINE_MOUNT_OPTS_H
 #define UCG_ENGINE_MOUNT_OPTS_H
 

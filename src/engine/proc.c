@@ -1,4 +1,4 @@
-/* engine/proc.c — the texts of /proc/PID/cgroup and /proc/cgroups (core.md §9). */
+/* engine/proc.c — the texts of /proc/PID/cgroup and /proc/cgroups (docs/kernel/core.md §9). */
 #include "engine/cgroup.h"
 #include "engine/hierarchy.h"
 #include "engine/task.h"

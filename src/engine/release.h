@@ -1,4 +1,4 @@
-/* engine/release.h — release notification (core.md §10). */
+/* engine/release.h — release notification (docs/kernel/core.md §10). */
 #ifndef UCG_ENGINE_RELEASE_H
 #define UCG_ENGINE_RELEASE_H
 

@@ -5,7 +5,7 @@
  * keeps them in a hash table by tid; thread groups are a second table by tgid. An
  * exited task stays as a zombie until reaped: it holds no css_set, so it is in no
  * cgroup (it does not block rmdir, is not listed, and /proc shows "/" everywhere),
- * and writing its id to cgroup.procs succeeds and moves nothing (core.md §6.3, §8).
+ * and writing its id to cgroup.procs succeeds and moves nothing (docs/kernel/core.md §6.3, §8).
  */
 #include "engine/task.h"
 #include "base/alloc.h"
@@ -348,7 +348,7 @@ void ucg_task_table_fini(struct ucg_engine *e)
 
 /* ---- attach ------------------------------------------------------------------------ */
 
-/* The credential rule (core.md §7.1): writer euid 0, or equal to the target's real or
+/* The credential rule (docs/kernel/core.md §7.1): writer euid 0, or equal to the target's real or
  * saved uid. Capabilities do not stand in for euid 0. */
 /* The tids of ts for the observers, in inl when it has room (cap entries), else
  * allocated: *ret is inl or an allocation the caller frees. */

@@ -1,4 +1,4 @@
-/* engine/task.h — the task table, thread groups and attach (core.md §6-§8). */
+/* engine/task.h — the task table, thread groups and attach (docs/kernel/core.md §6-§8). */
 #ifndef UCG_ENGINE_TASK_H
 #define UCG_ENGINE_TASK_H
 

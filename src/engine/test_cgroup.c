@@ -1,5 +1,5 @@
 /* engine/test_cgroup.c — the directory tree through the file API: files and modes,
- * mkdir, rmdir, rename, ownership, chmod/chown, boolean files, ENODEV (core.md §2-§5). */
+ * mkdir, rmdir, rename, ownership, chmod/chown, boolean files, ENODEV (docs/kernel/core.md §2-§5). */
 #include "engine/test_fixture.h"
 
 #include <sys/stat.h>

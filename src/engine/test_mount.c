@@ -1,5 +1,5 @@
 /* engine/test_mount.c — mount options, hierarchy matching, remount, ids, lifetime
- * (core.md §1), mountinfo options and /proc/cgroups. */
+ * (docs/kernel/core.md §1), mountinfo options and /proc/cgroups. */
 #include "engine/test_fixture.h"
 
 static int mount_err(struct ucg_engine *e, const char *opts)
@@ -9,7 +9,7 @@ static int mount_err(struct ucg_engine *e, const char *opts)
 	return ucg_mount(e, opts, &h, NULL);
 }
 
-/* The machine of core.md's table: eight controllers bound alone, plus name=systemd. */
+/* The machine of docs/kernel/core.md's table: eight controllers bound alone, plus name=systemd. */
 static struct ucg_engine *kernel_like(void)
 {
 	static const char *const alone[] = { "cpu", "cpuacct", "cpuset", "memory", "devices",

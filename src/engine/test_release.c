@@ -1,4 +1,4 @@
-/* engine/test_release.c — when the engine reports a release (core.md §10.1), with
+/* engine/test_release.c — when the engine reports a release (docs/kernel/core.md §10.1), with
  * the table of verified scenarios, one case each. */
 #include "engine/test_fixture.h"
 

@@ -1,6 +1,6 @@
 /* engine/test_tasks.c — tasks and css_sets: attach through cgroup.procs and tasks,
  * the pid grammar, errno precedence, the credential rule, fork, exit, zombies, reads,
- * /proc/PID/cgroup (core.md §6-§9). */
+ * /proc/PID/cgroup (docs/kernel/core.md §6-§9). */
 #include "engine/test_fixture.h"
 #include "engine/cgroup.h"
 #include "engine/task.h"

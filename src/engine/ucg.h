@@ -5,7 +5,7 @@
  * calls (ucg_task_*), mounts hierarchies (ucg_mount) and then works on them through
  * the path-based file API (ucg_fs_*), exactly as the VFS would on a cgroup v1 mount.
  * Every call returns 0 (or a count) on success and a negative errno on failure, the
- * errno the kernel gives in the same situation (shared/spec/core.md), and a failed
+ * errno the kernel gives in the same situation (docs/kernel/core.md), and a failed
  * call changes nothing. Outputs go through ret_ pointers, written only on success.
  */
 #ifndef UCG_ENGINE_UCG_H
@@ -88,7 +88,7 @@ struct ucg_provider_ops {
 	 * first), nbytes = (nr_cpus + 7) / 8 (for mems, (nr_mems + 7) / 8); it is valid for
 	 * the call only. The provider applies the 6.18 rule itself: a task that asked for
 	 * its own mask with sched_setaffinity() gets (requested & mask), or mask when that
-	 * is empty (controllers.md §1.5); others get mask. A task attached to the root is
+	 * is empty (docs/kernel/controllers.md §1.5); others get mask. A task attached to the root is
 	 * told too; when hot-unplug changes the root's set (every online cpu), the root's
 	 * own tasks are not told one by one. */
 	void (*cpus_changed)(void *ctx, struct ucg_engine *e, int tid, const unsigned char *mask,
@@ -135,7 +135,7 @@ struct ucg_engine_config {
 	 * the engine. */
 	const char *const *netdev_names;
 	size_t nr_netdevs;
-	/* cpuset.sched_relax_domain_level accepts -1..this. 0 means 5 (controllers.md §1). */
+	/* cpuset.sched_relax_domain_level accepts -1..this. 0 means 5 (docs/kernel/controllers.md §1). */
 	int cpuset_relax_domain_max;
 	/* blkio: the block devices that rules may name (others give ENODEV) and whether
 	 * each uses the bfq scheduler (blkio.bfq.weight_device needs it, EOPNOTSUPP

@@ -30,7 +30,7 @@ static void ll_open_cached(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info
 /* ---- exact mode: opened files ---------------------------------------------------------- */
 
 /* An open file in exact mode: the engine's handle and the attributes it had when
- * opened (fstat of a file whose cgroup was removed still works, core.md §3.5). */
+ * opened (fstat of a file whose cgroup was removed still works, docs/kernel/core.md §3.5). */
 struct fh {
 	struct ucg_file *f;
 	struct ucg_stat st;
@@ -184,7 +184,7 @@ static int io_flags(const struct fuse_file_info *fi)
 }
 
 /* Path of a file being read or written (under d->lock): a file whose cgroup was
- * removed while it was open answers ENODEV (core.md §3.5). */
+ * removed while it was open answers ENODEV (docs/kernel/core.md §3.5). */
 static int io_path(struct mnt *m, fuse_ino_t ino, struct ucg_buf *path)
 {
 	int r = ucgfs_node_path(m, ino, path);

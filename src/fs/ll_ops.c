@@ -161,7 +161,7 @@ static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 
 /* fi is set when the kernel asks on behalf of an open file: in cache mode before a
  * read (auto inval_data), never for stat(2) or fstat(2); in exact mode for fstat(2),
- * which a file whose cgroup was removed still answers (core.md §3.5). */
+ * which a file whose cgroup was removed still answers (docs/kernel/core.md §3.5). */
 static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct mnt *m = req_mnt(req);
@@ -175,7 +175,7 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	pthread_mutex_lock(&m->d->lock);
 	r = ucgfs_node_attrs(m, ino, &path, &s, fi != NULL, &fv);
 	if (r == 0 && fi && m->d->cache && ucgfs_node_stat(m, ino, &path, &s) == -ENOENT)
-		r = -ENODEV; /* a read of a removed cgroup's file asks first (core.md §3.5) */
+		r = -ENODEV; /* a read of a removed cgroup's file asks first (docs/kernel/core.md §3.5) */
 	ucgfs_unlock_checked(m->d);
 	ucg_buf_fini(&path);
 	if (r == -ENOENT && ucgfs_open_file_stat(fi, &s) == 0)
@@ -189,7 +189,7 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 }
 
 /* chmod, chown; truncate and utimens succeed on existing entries and change nothing
- * (core.md §3.4). The other mounts forget the node's attributes, and a chmod that
+ * (docs/kernel/core.md §3.4). The other mounts forget the node's attributes, and a chmod that
  * takes search permission away from someone makes every mount forget the directory's
  * entries (see ucgfs_entry_timeout): notes queued here, not by the engine's observer,
  * which knows neither the node id of a file nor the mode before. */

@@ -111,7 +111,7 @@ double ucgfs_entry_timeout(struct mnt *m, fuse_ino_t dir)
 
 /* The attributes of node id for m's kernel (under d->lock). A file whose cgroup was
  * removed keeps its last attributes while the kernel holds it (fstat of an open file,
- * core.md §3.5). fv is filled for a regular file. */
+ * docs/kernel/core.md §3.5). fv is filled for a regular file. */
 int ucgfs_node_attrs(struct mnt *m, fuse_ino_t id, struct ucg_buf *path, struct ucg_stat *s,
 		     int for_read, struct file_view *fv)
 {

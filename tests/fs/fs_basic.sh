@@ -10,7 +10,7 @@ ok "mount none,name=ucgt"
 check "one daemon per runtime dir" "$($UCG daemon 2>&1; echo rc=$?)" "ucg: daemon: Address already in use
 rc=1"
 
-# ---- layout (core.md §2)
+# ---- layout (docs/kernel/core.md §2)
 check "root mode" "$($FSOP stat $M)" "555 0 0 2 0"
 check "root files" "$(ls $M | tr '\n' ' ')" "cgroup.clone_children cgroup.procs cgroup.sane_behavior notify_on_release release_agent tasks "
 check "tasks mode" "$($FSOP stat $M/tasks)" "644 0 0 1 0"

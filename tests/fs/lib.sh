@@ -58,7 +58,7 @@ fs_cleanup() {
 }
 
 # A scratch kernel hierarchy: remove its cgroups and unmount it. A hierarchy whose
-# removed children the kernel has not freed yet outlives its last umount (core.md
+# removed children the kernel has not freed yet outlives its last umount (docs/kernel/core.md
 # §1.5); mount and unmount it again until it is gone.
 kernel_release() {
 	local m=$1 name i
