@@ -17,22 +17,27 @@ static void logf_(struct rec *r, const char *fmt, const char *a, const char *b)
 	r->len += (size_t)snprintf(r->log + r->len, sizeof(r->log) - r->len, fmt, a, b);
 }
 
-/* cg's path, built without allocating (the ENOMEM test fails the engine's allocations). */
+/* cg's path, built from the end of a static buffer without allocating (the ENOMEM
+ * test fails the engine's allocations). */
 static const char *path_of(const struct ucg_cgroup *cg)
 {
 	static char out[4][256];
 	static int k;
-	char tmp[256];
+	char *p;
 
 	k = (k + 1) % 4;
 	if (!ucg_cgroup_parent(cg))
 		return strcpy(out[k], "/");
-	out[k][0] = '\0';
+	p = out[k] + sizeof(out[k]) - 1;
+	*p = '\0';
 	for (; ucg_cgroup_parent(cg); cg = ucg_cgroup_parent(cg)) {
-		snprintf(tmp, sizeof(tmp), "/%s%s", ucg_cgroup_name(cg), out[k]);
-		strcpy(out[k], tmp);
+		size_t n = strlen(ucg_cgroup_name(cg));
+
+		p -= n;
+		memcpy(p, ucg_cgroup_name(cg), n);
+		*--p = '/';
 	}
-	return out[k];
+	return p;
 }
 
 static void on_mounted(void *ctx, struct ucg_hierarchy *h, int created)
