@@ -420,6 +420,13 @@ int ntc_class_reserve(struct ntc_qdisc *q, size_t more)
 	size_t want = q->nclasses + more;
 	struct ntc_class **c;
 
+	/* The class hash's first table too, so an insert after a reserve cannot fail. */
+	if (!q->clhash) {
+		q->clhash = ucg_calloc(4, sizeof(*q->clhash));
+		if (!q->clhash)
+			return -ENOMEM;
+		q->clhash_size = 4;
+	}
 	if (want <= q->classes_cap)
 		return 0;
 	if (want < 8)
@@ -484,12 +491,6 @@ int ntc_class_insert(struct ntc_qdisc *q, struct ntc_class *cl)
 	size_t pos;
 	int r;
 
-	if (!q->clhash) {
-		q->clhash = ucg_calloc(4, sizeof(*q->clhash));
-		if (!q->clhash)
-			return -ENOMEM;
-		q->clhash_size = 4;
-	}
 	r = ntc_class_reserve(q, 1);
 	if (r < 0)
 		return r;
