@@ -477,7 +477,7 @@ void sim_cg_refresh(struct sim *s, struct sim_cg *cg)
 		if (cg->blk_weight == 0)
 			cg->blk_weight = 100;
 		/* throttle rules name devices: with none (yet) they can set nothing, and
-		 * adding one re-reads every cgroup (scenario.c's changed()) */
+		 * adding one re-reads every cgroup (scenario_exec.c's changed()) */
 		if (s->ndevs && cg_read(s, cg, "blkio.throttle.read_bps_device", &b))
 			parse_dev_rules(s, b.data, cg->rbps, NULL);
 		if (s->ndevs && cg_read(s, cg, "blkio.throttle.write_bps_device", &b))

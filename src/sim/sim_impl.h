@@ -276,8 +276,8 @@ struct sim_cmd {
 	int argc;
 	char **argv;
 	char *redirect;      /* echo ... > path */
-	/* Compiled at load (scenario.c), so firing does no parsing it can avoid. */
-	const void *verb;    /* its entry in scenario.c's verb table */
+	/* Compiled at load (scenario_parse.c), so firing does no parsing it can avoid. */
+	int verb;            /* its enum sim_verb (scenario_impl.h) */
 	uint64_t dollar;     /* bit i: argv[i] holds a '$' (expanded when fired) */
 	char *value;         /* echo without '$' in its words: them joined, "\n" ended */
 	size_t value_len;
@@ -315,7 +315,7 @@ struct sim {
 	char *filename;
 	struct sim_cmd *cmds;
 	size_t ncmds;
-	struct ucg_buf cmd_scratch; /* a fired command's $-expanded words (scenario.c) */
+	struct ucg_buf cmd_scratch; /* a fired command's $-expanded words (scenario_exec.c) */
 
 	/* engine view */
 	struct sim_hier *hier[SIM_MAX_HIER];
@@ -610,10 +610,11 @@ int sim_net_format(struct sim *s, struct ucg_buf *out);
 void sim_sample_take(struct sim *s);
 void sim_samples_fini(struct sim *s);
 
-/* ---- scenario.c ---- */
+/* ---- scenario_parse.c ---- */
 int sim_scenario_parse(struct sim *s, const char *filename, const char *text, size_t len,
 		       struct sim_err *err);
 void sim_scenario_fini(struct sim *s);
+/* ---- scenario_exec.c ---- */
 /* Runs one command now. 0 or -errno (the run stops; err is set). */
 int sim_cmd_exec(struct sim *s, struct sim_cmd *c);
 
