@@ -116,7 +116,7 @@
  * alloc again. Each sum has one fixed order whatever is redone (a runqueue's tasks by
  * tid, then its children by descending id; a group's runqueues by CPU), so the
  * floats are those of a recompute from scratch, bit for bit; an emptied runqueue
- * stays but leaves its parent's list (it would add exact zeros). sim_cpu_full forces
+ * stays but leaves its parent's list (it would add exact zeros). s->cpu_full forces
  * the recompute from scratch (src/sim/test_sim_cpu_incr.c runs the shipped and
  * randomized scenarios both ways and compares every rate after every recompute).
  * When only a CPU timer fired since the last recompute, the runnable tasks are not
@@ -151,12 +151,6 @@
 
 #include "base/alloc.h"
 #include "controllers/charge.h"
-
-
-bool sim_cpu_full;
-uint64_t sim_cpu_shortcuts;
-bool sim_cpu_digesting;
-uint64_t sim_cpu_digest;
 
 void sim_cpu_init(struct sim *s)
 {
@@ -265,7 +259,7 @@ struct wkey;
  * per-CPU grants changed, whose alloc is summed again. Every sum is formed in one
  * fixed order whatever was recomputed (a runqueue: its tasks by index, then its
  * children by descending id; a group: its runqueues by CPU), so an incremental
- * recompute gives the bits a full one gives. sim_cpu_full resets the state at every
+ * recompute gives the bits a full one gives. s->cpu_full resets the state at every
  * recompute, which makes every one a full one. */
 struct cpu_state {
 	struct rq *rq;
@@ -1495,31 +1489,31 @@ static int gather(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 	return 0;
 }
 
-static void digest_u64(uint64_t v)
+static void digest_u64(struct sim *s, uint64_t v)
 {
-	sim_cpu_digest = (sim_cpu_digest ^ v) * 0x100000001b3ull;
+	s->cpu_digest = (s->cpu_digest ^ v) * 0x100000001b3ull;
 }
 
-static void digest_double(double d)
+static void digest_double(struct sim *s, double d)
 {
 	uint64_t v;
 
 	memcpy(&v, &d, sizeof(v));
-	digest_u64(v);
+	digest_u64(s, v);
 }
 
-/* Tests: folds the outcome of a recompute, bit for bit, into sim_cpu_digest */
+/* Tests: folds the outcome of a recompute, bit for bit, into s->cpu_digest */
 static void digest(struct sim *s)
 {
 	size_t i;
 
 	for (i = 0; i < s->ntasks; i++) {
-		digest_double(s->tasks[i]->rate);
-		digest_u64((uint64_t)(int64_t)s->tasks[i]->cpu);
+		digest_double(s, s->tasks[i]->rate);
+		digest_u64(s, (uint64_t)(int64_t)s->tasks[i]->cpu);
 	}
 	for (i = 0; i < s->ncgs; i++) {
-		digest_double(s->cgs[i]->rate);
-		digest_u64(s->cgs[i]->nr_active);
+		digest_double(s, s->cgs[i]->rate);
+		digest_u64(s, s->cgs[i]->nr_active);
 	}
 }
 
@@ -1540,9 +1534,9 @@ void sim_cpu_update(struct sim *s)
 	st->nrun = 0;
 	if (state_reserve(st, s->ntasks, s->ncgs + 1, s->nr_cpus) < 0)
 		goto out;
-	if (!st->valid || sim_cpu_full || st->ncpu != s->nr_cpus || st->hi != hi)
+	if (!st->valid || s->cpu_full || st->ncpu != s->nr_cpus || st->hi != hi)
 		state_reset(s, st, hi);
-	if (sim_cpu_full || st->q_cfg != s->cfg_writes || st->q_ncgs != s->ncgs ||
+	if (s->cpu_full || st->q_cfg != s->cfg_writes || st->q_ncgs != s->ncgs ||
 	    st->q_hi != hi || st->bw.flip_lost) {
 		/* the configuration may have changed: quotas and shares read again,
 		 * every group checked */
@@ -1567,11 +1561,11 @@ void sim_cpu_update(struct sim *s)
 	    st->g_ncpus == s->nr_cpus && st->g_hi == hi) {
 		/* only throttling changed: the same runnable tasks on the same CPUs
 		 * (place_new would keep every one where it is) */
-		sim_cpu_shortcuts++;
+		s->cpu_shortcuts++;
 	} else {
 		if (gather(s, st, hi) < 0)
 			goto out;
-		st->gathered = !sim_cpu_full;
+		st->gathered = !s->cpu_full;
 		st->g_memb = s->memb_epoch;
 		st->g_cfg = s->cfg_epoch;
 		st->g_ntasks = s->ntasks;
@@ -1622,7 +1616,7 @@ void sim_cpu_update(struct sim *s)
 		r = -ENOMEM;
 		goto out;
 	}
-	if (sim_cpu_digesting)
+	if (s->cpu_digesting)
 		digest(s);
 	if (hi)
 		r = sim_cpu_bw_schedule(s, &st->bw);

@@ -344,6 +344,17 @@ struct sim {
 	uint64_t cpu_gen;
 	int64_t idle_ns;
 	void *cpu_state;         /* cpu.c's scratch, reused across updates */
+	/* Tests: cpu_full makes every recompute a full one, from scratch: every
+	 * runnable task gathered afresh, every runqueue rebuilt, every CPU shared again
+	 * (the result must not change; cpu.c recomputes only what changed, and skips
+	 * the gather when only throttling changed). cpu_shortcuts counts the
+	 * recomputes that skipped the gather. While cpu_digesting, every recompute
+	 * folds every task's rate and CPU and every cgroup's rate and CPU count, bit
+	 * for bit, into cpu_digest (FNV-1a; the test sets its start). */
+	bool cpu_full;
+	bool cpu_digesting;
+	uint64_t cpu_shortcuts;
+	uint64_t cpu_digest;
 
 	/* memory model */
 	uint64_t mem_pages;      /* machine RAM in pages */
@@ -449,16 +460,6 @@ void sim_cpu_flush(struct sim *s);
 /* Recomputes the rates (after anything that changes demand or configuration) and
  * schedules the next change. */
 void sim_cpu_update(struct sim *s);
-/* Tests: true makes every recompute a full one, from scratch: every runnable task
- * gathered afresh, every runqueue rebuilt, every CPU shared again (the result must not
- * change; cpu.c recomputes only what changed, and skips the gather when only
- * throttling changed). */
-extern bool sim_cpu_full;
-extern uint64_t sim_cpu_shortcuts; /* recomputes that skipped the gather */
-/* Tests: while sim_cpu_digesting, every recompute folds every task's rate and CPU and
- * every cgroup's rate and CPU count, bit for bit, into sim_cpu_digest. */
-extern bool sim_cpu_digesting;
-extern uint64_t sim_cpu_digest;
 
 /* ---- mem.c ---- */
 int sim_mem_init(struct sim *s);

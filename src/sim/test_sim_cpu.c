@@ -419,12 +419,16 @@ static void test_shortcut_same_as_full(void)
 	    !ts_has_file("cpuset", "/cpuset.effective_cpus"))
 		T_SKIP("cpu, freezer or cpuset files not served yet");
 	for (k = 0; k < 2; k++) {
-		sim_cpu_full = k == 1;
-		sim_cpu_shortcuts = 0;
-		s[k] = ts_run(shortcut_text, 0, SIM_CHARGING_KERNEL, &r[k], &err);
-		taken[k] = sim_cpu_shortcuts;
+		s[k] = NULL;
+		r[k] = sim_new(NULL, &s[k]);
+		if (r[k] == 0) {
+			s[k]->cpu_full = k == 1;
+			r[k] = sim_load(s[k], "t.ucg", shortcut_text, strlen(shortcut_text), &err);
+		}
+		if (r[k] == 0)
+			r[k] = sim_run(s[k], &err);
+		taken[k] = s[k] ? s[k]->cpu_shortcuts : 0;
 	}
-	sim_cpu_full = false;
 	T_EQ_INT(r[0], 0);
 	T_EQ_INT(r[1], 0);
 	T_CHECK(taken[0] > 100); /* the timers alone took it, often */

@@ -1,6 +1,6 @@
 /* sim/test_sim_cpu_incr.c — the CPU model's incremental recompute is exactly its full
  * one. cpu.c recomputes only what an event touched (the runqueues a task left or
- * joined, the groups above them, the CPUs whose tree changed); sim_cpu_full makes
+ * joined, the groups above them, the CPUs whose tree changed); s->cpu_full makes
  * every recompute start from scratch. Each scenario here runs both ways and must give
  * the same bytes: the transcript and summary, every task's CPU time, every cgroup's
  * CPU time and cpu.stat figures, the idle time, and a digest of every rate, CPU and
@@ -46,19 +46,18 @@ static char *run_text(const char *text, size_t len, bool full, int *ret_r)
 	size_t i;
 	int r;
 
-	sim_cpu_full = full;
-	sim_cpu_digesting = true;
-	sim_cpu_digest = 0xcbf29ce484222325ull;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.seed = 1;
 	ucg_buf_init(&b);
 	r = sim_new(&cfg, &s);
-	if (r == 0)
+	if (r == 0) {
+		s->cpu_full = full;
+		s->cpu_digesting = true;
+		s->cpu_digest = 0xcbf29ce484222325ull;
 		r = sim_load(s, "t.ucg", text, len, &err);
+	}
 	if (r == 0)
 		r = sim_run(s, &err);
-	sim_cpu_full = false;
-	sim_cpu_digesting = false;
 	*ret_r = r;
 	if (!s) {
 		ucg_buf_puts(&b, "no sim\n");
@@ -81,7 +80,7 @@ static char *run_text(const char *text, size_t len, bool full, int *ret_r)
 			       (unsigned long long)g->nr_periods, (long long)g->local_throttled_ns);
 	}
 	ucg_buf_printf(&b, "idle %lld events %llu rates %016llx\n", (long long)s->idle_ns,
-		       (unsigned long long)sim_events(s), (unsigned long long)sim_cpu_digest);
+		       (unsigned long long)sim_events(s), (unsigned long long)s->cpu_digest);
 	if (r == 0)
 		check_identities(s, text);
 	sim_free(s);
