@@ -1,6 +1,6 @@
 /* sim/cpu_bw.c — the CPU model's CFS bandwidth timers: each group with a quota
  * (cpu.cfs_quota_us / cpu.cfs_period_us) gets its runtime each period, uses it at its
- * rate (Σ of its grants, which cpu.c computes), and is throttled when it runs out,
+ * rate (Σ of its grants, which cpu_share.c computes), and is throttled when it runs out,
  * until the next period; cpu.stat and cpu.stat.local are told as the kernel counts
  * them. The rules and the rounding are described at the top of cpu.c ("CFS
  * bandwidth", "cpu.stat"). Work per event: a look at each group with a quota (no walk

@@ -1,12 +1,15 @@
-/* sim/cpu_impl.h — what the CPU model's two files share: cpu.c (runqueues, shares,
- * balancing, time accrual) and cpu_bw.c (the CFS bandwidth timers: periods, quotas
- * running out, throttling). The model is described at the top of cpu.c. */
+/* sim/cpu_impl.h — what the CPU model's files share: the model's state (struct
+ * cpu_state, its runqueues and scratch), the small helpers every step uses to mark
+ * what must be redone, and the steps' entry points. cpu.c (the recompute), cpu_rq.c
+ * (runqueues and group weights), cpu_balance.c (placement and balancing), cpu_share.c
+ * (water-filling), cpu_account.c (time accrual) and cpu_bw.c (the CFS bandwidth
+ * timers). The model is described at the top of cpu.c. */
 #ifndef UCG_SIM_CPU_IMPL_H
 #define UCG_SIM_CPU_IMPL_H
 
 #include "sim/sim_impl.h"
 
-/* The CFS bandwidth state, kept in cpu.c's model state (sim_cpu_bw_of). */
+/* The CFS bandwidth state, kept in struct cpu_state (sim_cpu_bw_of). */
 struct cpu_bw {
 	struct sim_cg **qg;  /* the groups with a quota, in tree order (sim_cpu_bw_refresh) */
 	size_t nqg, cqg;
@@ -15,6 +18,186 @@ struct cpu_bw {
 	size_t nflip, cflip;
 	bool flip_lost;      /* a flip could not be noted: the recompute checks every group */
 };
+
+#define NICE0 1024.0
+
+/* A group's runqueue on one CPU (the root's too): what its entities there want and
+ * weigh, and where it sits in its parent's runqueue on that CPU. Runqueues live from
+ * the first time their group has something on that CPU until the next reset (an empty
+ * one adds exact zeros to every sum, so keeping it changes no figure). */
+struct rq {
+	struct sim_cg *cg;   /* NULL: the root when no hierarchy has the cpu controller */
+	int cpu;
+	int slot;            /* its group's slot: cgroup id + 1, 0 the hierarchy-less root */
+	int parent;          /* the parent group's rq on this CPU while linked, else -1 */
+	int next_of_cg;      /* the group's rq on its next higher CPU */
+	int first_child, next_sib; /* linked child groups' rqs here, descending id */
+	int first_task;      /* runnable tasks queued here, ascending task index */
+	int next_reached;    /* in its CPU's list of rqs the last share reached */
+	bool dirty;          /* load and d to be summed again */
+	bool up;             /* d changed: the parent's sums must be redone */
+	double load;         /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
+	double d;            /* CPUs its tasks want here */
+	double w;            /* its group entity's weight on this CPU */
+	double u;            /* min(1, d) */
+	double a;            /* CPUs its entity got in the last share of this CPU, else 0 */
+	uint32_t hgen;       /* == its CPU's hgen: hval is task_h_load's answer for a */
+	double hwant, hval;  /* task of demand hwant queued here */
+};
+
+/* The tasks one CPU's last share gave a rate, with their indexes.
+ * Every task with a rate is in its CPU's list: a task that leaves a CPU loses its
+ * rate, and a share starts by taking the rates of the tasks in the list. */
+struct cpu_run {
+	struct sim_task **t;
+	int *k;
+	size_t n, cap;
+};
+
+struct went {
+	double w, d, a;
+	int rq;              /* child group's rq, or -1 for a task */
+	int task;            /* task index */
+};
+
+/* An entity's place in the water-filling order: by d/w, ties by creation (cgroups
+ * by id, tasks by tid, cgroups first); i its index in the entity array. */
+struct wkey {
+	double r;
+	uint32_t tie;        /* key, plus 1 << 31 for a task */
+	uint32_t i;
+};
+
+#define G_DIRTY 1u       /* group: some rq, its weight or its link to be redone */
+#define G_ALLOC 2u       /* group: its alloc to be summed again */
+#define G_THR 4u         /* group: throttled when last processed */
+
+/* The model's state, kept from one recompute to the next. Tasks are named by their
+ * index in s->tasks (creation order, which is tid order), groups by their slot. A
+ * recompute touches only what changed since the last: the tasks whose runnability,
+ * group, demand or CPU changed and the runqueues they leave or join ("dirty"); the
+ * groups above a dirty runqueue, bottom-up, whose sums, weights or links changed; the
+ * CPUs where anything in the tree changed, which are shared again; the groups whose
+ * per-CPU grants changed, whose alloc is summed again. Every sum is formed in one
+ * fixed order whatever was recomputed (a runqueue: its tasks by index, then its
+ * children by descending id; a group: its runqueues by CPU), so an incremental
+ * recompute gives the bits a full one gives. s->cpu_full resets the state at every
+ * recompute, which makes every one a full one. */
+struct cpu_state {
+	struct rq *rq;
+	size_t nrq, crq;
+	int *slot;           /* (group slot, CPU) -> its rq, -1; NULL when too large */
+	size_t cslot, slot_nslots;
+	unsigned slot_ncpu;
+	/* per group slot (cgroup id + 1, 0: the hierarchy-less root) */
+	int *g_first;        /* its rqs, ascending CPU */
+	unsigned char *g_flags;
+	unsigned *g_shares;  /* the cpu.shares its weights were computed with */
+	size_t nslots, cslots;
+	int gmax_dirty;      /* highest slot with G_DIRTY, -1 none */
+	int *alloc_list;     /* slots with G_ALLOC */
+	size_t nalloc;
+	/* per task index */
+	int *tq;             /* the rq it is queued on, -1 */
+	int *tnext;          /* next task on the same rq */
+	int *cnext;          /* next task on the same CPU */
+	double *want;
+	uint64_t *mask;      /* allowed CPUs (bits) ... */
+	bool *any;           /* ... or any CPU */
+	uint32_t *moved;     /* == stamp: moved in this balancing round */
+	unsigned char *tflag; /* in touched */
+	int *touched;        /* tasks whose rate was written in this recompute */
+	size_t ntouched;
+	size_t ntk, ctk;
+	uint32_t stamp;
+	int *rt;             /* runnable tasks, ascending index */
+	size_t nrt;
+	int *moves;          /* tasks moved in this balancing round */
+	/* per CPU */
+	int *cpu_root;       /* the root's rq, -1 */
+	int *chead;          /* runnable tasks queued on it, ascending index */
+	int *reached;        /* rqs the last share reached */
+	bool *reshare;
+	int *order;
+	double *cpu_load;    /* the root runqueue's load */
+	/* A CPU's hgen changes whenever a runqueue on it changes its sums, weight or
+	 * link (what task_h_load reads): the h_loads kept in its rqs, and minh (the
+	 * least h_load > 0 of its tasks, 0: none) while minh_gen is hgen, still hold. */
+	uint32_t *hgen, *minh_gen;
+	double *minh;
+	uint32_t hgen_ctr;
+	size_t ccpu;
+	unsigned ncpu;       /* the CPU count the state was built for */
+	struct sim_hier *hi; /* the cpu hierarchy it was built for */
+	bool valid;          /* else reset before use */
+	bool full_alloc;     /* sum every group's alloc (after a reset) */
+	bool run_err;        /* a cpu_run could not grow */
+	struct went *wf;     /* water-filling scratch: entities ... */
+	struct wkey *wk;     /* ... and their order */
+	size_t cwf;
+	struct cpu_run *runs; /* per CPU: its tasks with a rate, for sim_cpu_settle */
+	size_t nrun;         /* how many in all */
+	uint64_t q_cfg;      /* the config writes, group count and hierarchy quotas, */
+	size_t q_ncgs;       /* shares and throttling were last read in full at */
+	struct sim_hier *q_hi;
+	struct cpu_bw bw;    /* the CFS bandwidth timers' (cpu_bw.c) */
+	struct sim_task **pl; /* tasks with cpuacct_pend, to flush */
+	size_t npl, cpl;
+	sim_time settled_at; /* every task's time was settled at this instant, or -1 */
+	/* The runnable set (rt, want, mask, any) of the last gather is reused when the
+	 * only event since was a CPU timer (throttling changed, nothing else could
+	 * have): then the tasks, their cgroups, cpusets, freezer states and affinities
+	 * are those the last gather read. */
+	bool gathered;       /* rt.. hold the last recompute's runnable set */
+	uint64_t upd_nevents; /* s->nevents when the last recompute ran */
+	uint64_t bw_nevents; /* s->nevents after the timer that alone dirtied, or 0 */
+	uint64_t g_memb, g_cfg; /* the epochs, counts and hierarchy of that gather */
+	size_t g_ntasks, g_ncgs, g_nhier;
+	unsigned g_ncpus;
+	struct sim_hier *g_hi;
+};
+
+static inline void cpu_mark_group(struct cpu_state *st, int slot)
+{
+	st->g_flags[slot] |= G_DIRTY;
+	if (slot > st->gmax_dirty)
+		st->gmax_dirty = slot;
+}
+
+/* q's sums must be formed again, and its CPU shared again */
+static inline void cpu_mark_dirty(struct cpu_state *st, int q)
+{
+	st->rq[q].dirty = true;
+	st->reshare[st->rq[q].cpu] = true;
+	cpu_mark_group(st, st->rq[q].slot);
+}
+
+static inline void cpu_mark_alloc(struct cpu_state *st, int slot)
+{
+	if (!(st->g_flags[slot] & G_ALLOC)) {
+		st->g_flags[slot] |= G_ALLOC;
+		st->alloc_list[st->nalloc++] = slot;
+	}
+}
+
+/* Every write of a task's rate goes through here: the tasks whose rate changed are
+ * listed, and at the end of the recompute those whose rate or CPU really changed
+ * have their time settled (sim_cpu_settle_touched). */
+static inline void cpu_rate_set(struct cpu_state *st, int k, struct sim_task *t, double v)
+{
+	if (v == t->rate)
+		return;
+	if (!st->tflag[k]) {
+		st->tflag[k] = 1;
+		st->touched[st->ntouched++] = k;
+	}
+	t->rate = v;
+}
+
+static inline bool cpu_allowed(const struct cpu_state *st, int k, unsigned cpu)
+{
+	return st->any[k] || (cpu < 64 && (st->mask[k] >> cpu & 1));
+}
 
 /* cpu.c: makes room for need elements of size bytes in *p (capacity *cap, doubled
  * as needed); -ENOMEM leaves *p as it was. */
@@ -35,5 +218,36 @@ int sim_cpu_bw_schedule(struct sim *s, struct cpu_bw *bw);
 /* The CPU timer (s->cpu_ev). */
 void sim_cpu_bw_fire(struct sim *s, struct sim_event_src *src, uint64_t arg);
 void sim_cpu_bw_fini(struct cpu_bw *bw);
+
+/* cpu_rq.c */
+/* Sizes the state for ntasks tasks, nslots group slots and ncpu CPUs; -ENOMEM. */
+int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, size_t ncpu);
+/* Drops every runqueue and placement: the next recompute builds all from scratch. */
+void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi);
+/* Takes task k off its rq and its CPU. */
+void sim_cpu_task_dequeue(struct sim *s, struct cpu_state *st, int k);
+/* Queues task k where its group cg and its CPU say, if it is not there yet; -ENOMEM. */
+int sim_cpu_task_place(struct sim *s, struct cpu_state *st, int k, struct sim_cg *cg);
+/* Redoes every dirty group, children first, then reads the CPUs' root loads; -ENOMEM. */
+int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st);
+
+/* cpu_balance.c */
+/* Puts the newly runnable tasks (and those whose CPU became forbidden) on a CPU. */
+void sim_cpu_place_new(struct sim *s, struct cpu_state *st);
+/* Brings the runqueues up to date, moving tasks between CPUs while that evens out
+ * the root loads; -ENOMEM. */
+int sim_cpu_balance(struct sim *s, struct cpu_state *st);
+
+/* cpu_share.c */
+/* Shares CPU c again, down its tree. */
+void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c);
+/* A group's alloc (and rate): its grants summed in CPU order; _tree: of cg and every
+ * group below it. */
+void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg);
+void sim_cpu_alloc_tree(struct sim *s, struct cpu_state *st, struct sim_cg *cg);
+
+/* cpu_account.c */
+/* The end of a recompute: the tasks whose rate or CPU changed settle their time. */
+void sim_cpu_settle_touched(struct sim *s, struct cpu_state *st);
 
 #endif

@@ -1,5 +1,5 @@
 /* sim/frames.c — the frame store: the page-cache frames, their ownership records and
- * their act-list and dirty-list links (mem.c), tables indexed by frame.
+ * their act-list and dirty-list links (mem_pagecache.c), tables indexed by frame.
  *
  * The tables get room for the machine's RAM at the first page cached (up to 2^20
  * frames, then doubling), and frames are handed out from a high-water mark (freed

@@ -147,6 +147,39 @@ int sim_parse_cpus_frac(const char *p, double *ret)
 	return 0;
 }
 
+/* A CPU list, "0-1,3", into bits (CPUs 0..63); 0 or -EINVAL. */
+int sim_cpulist_parse(const char *p, uint64_t *ret)
+{
+	uint64_t m = 0;
+
+	if (!*p)
+		return -EINVAL;
+	while (*p) {
+		char *end;
+		unsigned long a, z;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		a = z = strtoul(p, &end, 10);
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return -EINVAL;
+			z = strtoul(end + 1, &end, 10);
+		}
+		if (a > z || z > 63)
+			return -EINVAL;
+		for (; a <= z; a++)
+			m |= 1ull << a;
+		p = end;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			return -EINVAL;
+	}
+	*ret = m;
+	return 0;
+}
+
 /* "key=value" among argv: the value, or NULL. */
 const char *sim_opt_find(int argc, char **argv, const char *key)
 {

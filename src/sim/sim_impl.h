@@ -75,12 +75,12 @@ struct sim_cg {
 	sim_time throttled_since;
 	uint64_t nr_periods, nr_throttled;
 	int64_t throttled_ns;
-	unsigned nr_active;     /* CPUs on which it has runnable tasks (cpu.c) */
+	unsigned nr_active;     /* CPUs on which it has runnable tasks (cpu_rq.c) */
 	unsigned thr_cpus;      /* nr_active when it was throttled */
 	int64_t local_throttled_ns; /* cpu.stat.local: its runqueues throttled, CPU-summed */
 	double alloc, rate;     /* CPUs granted: summed over its runqueues, and current */
 	sim_time rt_since;      /* runtime_left is as of this instant (used at rate since) */
-	sim_time bw_next;       /* its next period end or quota exhaustion (cpu.c) */
+	sim_time bw_next;       /* its next period end or quota exhaustion (cpu_bw.c) */
 
 	/* block model (blk.c): per-device throttle clock and fair-queue virtual time */
 	sim_time thr_next[SIM_MAX_DEV];
@@ -91,8 +91,8 @@ struct sim_cg {
 	int64_t mem_pages, mem_peak;     /* pages charged here (anon + cache) */
 	int64_t cache_local;             /* page-cache pages charged to this cgroup itself */
 	int64_t cache_tree;              /* ... to it or a descendant, removed ones too */
-	int64_t reclaim_tree;            /* of those, pages memcg reclaim would act on (mem.c) */
-	int64_t unclean_tree;            /* ... dirty or under writeback, while dirty_on (mem.c) */
+	int64_t reclaim_tree;            /* of those, pages memcg reclaim would act on (mem_pagecache.c) */
+	int64_t unclean_tree;            /* ... dirty or under writeback, while dirty_on (mem_pagecache.c) */
 	uint64_t mem_refused, oom_kills;
 	uint64_t io_bytes[SIM_MAX_DEV][2]; /* [dev][0 read, 1 write] */
 	uint64_t io_ios[SIM_MAX_DEV][2];
@@ -130,10 +130,10 @@ enum { SIM_IO_READ, SIM_IO_WRITE, SIM_IO_READ_DIRECT, SIM_IO_WRITE_DIRECT };
 
 struct sim_task {
 	bool alive;
-	bool pend_listed;        /* in cpu.c's list of tasks with pending time */
+	bool pend_listed;        /* in cpu_account.c's list of tasks with pending time */
 	int cpu;                 /* the CPU it is queued on while runnable, -1 none */
 	double rate;             /* CPUs granted now */
-	/* CPU time accrues lazily (cpu.c): at acc_rate on CPU acc_cpu since acc_since,
+	/* CPU time accrues lazily (cpu_account.c): at acc_rate on CPU acc_cpu since acc_since,
 	 * added to cpu_ns when the rate or CPU changes or the time is read */
 	double acc_rate;
 	sim_time acc_since;
@@ -154,9 +154,9 @@ struct sim_task {
 	uint64_t anon_pages;
 	struct sim_cg *anon_cg[4];      /* where its anon pages are charged */
 	uint64_t anon_n[4];
-	uint64_t anon_swap[4];          /* of anon_n[i], pages in swap (mem.c) */
+	uint64_t anon_swap[4];          /* of anon_n[i], pages in swap (mem_memcg.c) */
 	uint64_t alloc_wait;            /* anon pages waiting for writeback to reclaim */
-	bool mem_waited;                /* its last charge waited on writeback (mem.c) */
+	bool mem_waited;                /* its last charge waited on writeback (mem_memcg.c) */
 	struct sim_task *next_alloc_wait;
 	uint64_t huge_pages;
 	struct sim_io *io;       /* the running stream, or NULL */
@@ -244,7 +244,7 @@ struct sim_frame {
 };
 
 /* Beside each frame, while sim.act_on: its place on the list of LRU pages memcg
- * reclaim would act on (mem.c), kept apart so that workloads without that list do
+ * reclaim would act on (mem_pagecache.c), kept apart so that workloads without that list do
  * not carry it through their caches. */
 struct sim_frame_act {
 	uint64_t lru_seq;             /* when it last joined the LRU's tail (LRU order) */
@@ -256,7 +256,7 @@ struct sim_frame_act {
 #define SIM_FILE_MASK ((1u << SIM_FILE_SHIFT) - 1)
 
 /* Beside each frame, while sim.dirty_on: its place on the list of dirty pages in
- * LRU order (mem.c). */
+ * LRU order (mem_pagecache.c). */
 struct sim_frame_dl {
 	struct sim_ilink link;
 };
@@ -266,7 +266,7 @@ struct sim_frame_dl {
 #define SIM_PG_WRITEBACK 0x4u
 #define SIM_PG_SCANNED 0x8u /* dirty or under writeback, already counted by memcg reclaim
 				 * (the kernel activates such pages: not rescanned soon) */
-#define SIM_PG_ACT 0x10u    /* on the list of pages memcg reclaim would act on (mem.c) */
+#define SIM_PG_ACT 0x10u    /* on the list of pages memcg reclaim would act on (mem_pagecache.c) */
 
 /* A scenario command. */
 struct sim_cmd {
@@ -343,7 +343,7 @@ struct sim {
 	struct sim_event_src cpu_ev;
 	uint64_t cpu_gen;
 	int64_t idle_ns;
-	void *cpu_state;         /* cpu.c's scratch, reused across updates */
+	void *cpu_state;         /* struct cpu_state (cpu_impl.h), kept across updates */
 	/* Tests: cpu_full makes every recompute a full one, from scratch: every
 	 * runnable task gathered afresh, every runqueue rebuilt, every CPU shared again
 	 * (the result must not change; cpu.c recomputes only what changed, and skips
@@ -367,10 +367,10 @@ struct sim {
 	uint32_t nframes, cframes;       /* frames handed out so far; room */
 	uint32_t free_head;              /* frames given back, linked by lru.next */
 	struct sim_ilist lru;
-	struct sim_ilist act;    /* LRU pages memcg reclaim would act on (mem.c), */
+	struct sim_ilist act;    /* LRU pages memcg reclaim would act on (mem_pagecache.c), */
 	uint32_t act_hint;       /* the page last put back on that list, NO_FRAME */
 	bool act_on;             /* kept from the first memcg reclaim of a page-cache user */
-	struct sim_ilist dl;     /* dirty pages in LRU order (mem.c), kept from the first */
+	struct sim_ilist dl;     /* dirty pages in LRU order (mem_pagecache.c), kept from the first */
 	bool dirty_on;           /* memcg reclaim that looks for dirty pages */
 	uint64_t lru_seq;
 	unsigned dirty_ratio, dirty_bg_ratio;
@@ -444,11 +444,9 @@ bool sim_cg_is_under(const struct sim_cg *cg, const struct sim_cg *ancestor);
 			c_->field += (delta);                                          \
 	} while (0)
 
-/* ---- cpu.c ---- */
+/* ---- cpu.c, cpu_account.c ---- */
 void sim_cpu_init(struct sim *s);
 void sim_cpu_fini(struct sim *s);
-/* "0-1,3" into bits; 0 or -EINVAL (CPUs 0..63 only). */
-int sim_cpulist_parse(const char *list, uint64_t *ret);
 /* Moves the CPU model's clock to now (idle_ns counts every CPU's time; the time
  * tasks run is taken off it when it is settled). */
 void sim_cpu_advance(struct sim *s, sim_time now);
@@ -612,6 +610,8 @@ void sim_sample_take(struct sim *s);
 void sim_samples_fini(struct sim *s);
 
 /* ---- scenario_parse.c ---- */
+/* "0-1,3" into bits; 0 or -EINVAL (CPUs 0..63 only). */
+int sim_cpulist_parse(const char *list, uint64_t *ret);
 int sim_scenario_parse(struct sim *s, const char *filename, const char *text, size_t len,
 		       struct sim_err *err);
 void sim_scenario_fini(struct sim *s);

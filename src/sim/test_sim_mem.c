@@ -306,7 +306,7 @@ static void test_writer_waits_again(void)
 	sim_free(s);
 }
 
-/* The dirty list memcg reclaim walks (mem.c) holds every dirty page in LRU order,
+/* The dirty list memcg reclaim walks (mem_memcg.c) holds every dirty page in LRU order,
  * and each cgroup's unclean_tree counts the pages under it dirty or under writeback,
  * while pages are dirtied, re-read (moved to the LRU's tail), written back and
  * reclaimed around it. */

@@ -1,0 +1,115 @@
+/* sim/cpu_account.c — the CPU model's time accounting: a task accrues time lazily at
+ * its rate on its CPU, settled (rounded to whole ns) into the task, its cgroups in
+ * every hierarchy and idle_ns when its rate or CPU changes and whenever the time is
+ * read; cpuacct is charged through the controller, on the task's CPU, when a command
+ * runs, a task exits and at the end. The rules are described at the top of cpu.c
+ * ("Accounting").
+ */
+#include "sim/cpu_impl.h"
+
+#include "controllers/charge.h"
+
+static void flush_task(struct sim *s, struct sim_task *t)
+{
+	if (t->cpuacct_pend > 0 && t->alive)
+		ucg_cpuacct_charge(sim_task_ucg(s, t, UCG_SS_cpuacct), (unsigned)t->pend_cpu,
+				   (uint64_t)t->cpuacct_pend, 0);
+	t->cpuacct_pend = 0;
+}
+
+/* Adds the time t ran since acc_since, at acc_rate on acc_cpu, rounded to whole ns:
+ * to the task, its cgroups in every hierarchy (as it is now: whatever moves a task
+ * settles every task first) and cpuacct's pending charge; idle_ns loses it. */
+static void task_settle(struct sim *s, struct cpu_state *st, struct sim_task *t)
+{
+	sim_time dt = s->now - t->acc_since;
+	int64_t ns;
+	size_t h;
+
+	t->acc_since = s->now;
+	if (dt <= 0 || t->acc_rate <= 0 || !t->alive)
+		return;
+	ns = (int64_t)(t->acc_rate * (double)dt + 0.5);
+	if (ns <= 0)
+		return;
+	t->cpu_ns += ns;
+	s->idle_ns -= ns;
+	for (h = 0; h < s->nhier; h++)
+		SIM_CG_UP(t->cg[h], cpu_ns, ns);
+	/* cpuacct through the controller, on the task's CPU, all of it user time:
+	 * gathered here and charged by sim_cpu_flush (before a command runs, a task
+	 * exits, and at the end); time run on another CPU is charged there first */
+	if (t->cpuacct_pend && t->pend_cpu != t->acc_cpu)
+		flush_task(s, t);
+	if (!t->cpuacct_pend)
+		t->pend_cpu = t->acc_cpu > 0 ? t->acc_cpu : 0;
+	t->cpuacct_pend += ns;
+	if (!t->pend_listed) {
+		if (sim_cpu_grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
+			flush_task(s, t); /* no room to wait: charge now */
+		} else {
+			st->pl[st->npl++] = t;
+			t->pend_listed = true;
+		}
+	}
+}
+
+/* The end of a recompute: each task whose rate or CPU changed settles the time it
+ * ran at the old ones; from now on it accrues at the new. */
+void sim_cpu_settle_touched(struct sim *s, struct cpu_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ntouched; i++) {
+		int k = st->touched[i];
+		struct sim_task *t = s->tasks[k];
+
+		st->tflag[k] = 0;
+		if (t->rate != t->acc_rate || (t->rate > 0 && t->cpu != t->acc_cpu)) {
+			task_settle(s, st, t);
+			t->acc_rate = t->rate;
+			t->acc_cpu = t->cpu;
+		}
+	}
+	st->ntouched = 0;
+}
+
+void sim_cpu_settle(struct sim *s)
+{
+	struct cpu_state *st = s->cpu_state;
+	size_t c, i;
+
+	/* a task that starts accruing later in this instant starts from now */
+	if (!st || st->settled_at == s->now)
+		return;
+	st->settled_at = s->now;
+	/* every task with a rate is in its CPU's list (maybe in an older one too:
+	 * settling twice adds nothing) */
+	for (c = 0; c < st->ccpu; c++)
+		for (i = 0; i < st->runs[c].n; i++)
+			task_settle(s, st, st->runs[c].t[i]);
+}
+
+void sim_cpu_flush(struct sim *s)
+{
+	struct cpu_state *st = s->cpu_state;
+	size_t i;
+
+	sim_cpu_settle(s);
+	for (i = 0; st && i < st->npl; i++) {
+		flush_task(s, st->pl[i]);
+		st->pl[i]->pend_listed = false;
+	}
+	if (st)
+		st->npl = 0;
+}
+
+void sim_cpu_advance(struct sim *s, sim_time now)
+{
+	sim_time dt = now - s->cpu_last;
+
+	if (dt <= 0)
+		return;
+	s->cpu_last = now;
+	s->idle_ns += (int64_t)s->nr_cpus * dt; /* less what the tasks ran, as settled */
+}

@@ -1,0 +1,210 @@
+/* sim/cpu_balance.c — the CPU model's placement and load balancing: a newly runnable
+ * task goes to its allowed CPU with the least runnable demand; then, as the kernel's
+ * load balancer, tasks move from the most loaded CPU while a move cuts a pair's
+ * difference of root load by more than 1/64 of a nice-0 load, each task's part of its
+ * CPU's root load estimated by its h_load. The rules and limits are described at the
+ * top of cpu.c ("Placement and balancing").
+ */
+#include "sim/cpu_impl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define BALANCE_ROUNDS 8
+#define BALANCE_EPS (NICE0 / 64) /* a move must cut an imbalance by 1/64 of a task */
+
+/* What task k adds to its CPU's root load (the kernel's h_load): its own load scaled
+ * by each group's weight over the load of the runqueue it sits in; 0 when a throttled
+ * group holds it. */
+static double task_h_load(struct cpu_state *st, int k)
+{
+	int q0 = st->tq[k], q = q0;
+	double h = NICE0 * st->want[k];
+	struct rq *r0 = &st->rq[q0];
+
+	/* while nothing it reads changed on its CPU, the answer for a task of the same
+	 * demand on the same rq is the same, bit for bit */
+	if (r0->hgen == st->hgen[r0->cpu] && r0->hwant == st->want[k])
+		return r0->hval;
+	while (st->rq[q].parent >= 0) {
+		int p = st->rq[q].parent;
+
+		if (st->rq[q].load <= 0 || st->rq[p].load <= 0) {
+			h = 0;
+			break;
+		}
+		h *= st->rq[q].w * st->rq[q].u / st->rq[q].load;
+		q = p;
+	}
+	if (st->rq[q].parent < 0 && st->cpu_root[st->rq[q].cpu] != q)
+		h = 0;
+	r0 = &st->rq[q0];
+	r0->hgen = st->hgen[r0->cpu];
+	r0->hwant = st->want[k];
+	r0->hval = h;
+	return h;
+}
+
+/* Newly runnable tasks (and tasks whose CPU became forbidden) go, in tid order, to the
+ * allowed CPU with the least runnable demand (lowest number on ties). */
+void sim_cpu_place_new(struct sim *s, struct cpu_state *st)
+{
+	size_t i;
+	unsigned c;
+
+	for (c = 0; c < s->nr_cpus; c++)
+		st->cpu_load[c] = 0;
+	for (i = 0; i < st->nrt; i++) {
+		int k = st->rt[i];
+		struct sim_task *t = s->tasks[k];
+
+		if (t->cpu >= 0 && (unsigned)t->cpu < s->nr_cpus && cpu_allowed(st, k, (unsigned)t->cpu))
+			st->cpu_load[t->cpu] += st->want[k];
+		else
+			t->cpu = -1;
+	}
+	for (i = 0; i < st->nrt; i++) {
+		int k = st->rt[i];
+		struct sim_task *t = s->tasks[k];
+		int best = -1;
+
+		if (t->cpu >= 0)
+			continue;
+		for (c = 0; c < s->nr_cpus; c++)
+			if (cpu_allowed(st, k, c) && (best < 0 || st->cpu_load[c] < st->cpu_load[best]))
+				best = (int)c;
+		t->cpu = best < 0 ? 0 : best;
+		st->cpu_load[t->cpu] += st->want[k];
+	}
+}
+
+static int cmp_load_desc(const void *pa, const void *pb, void *ctx)
+{
+	const double *load = ctx;
+	int a = *(const int *)pa, b = *(const int *)pb;
+
+	if (load[a] != load[b])
+		return load[a] > load[b] ? -1 : 1;
+	return a - b;
+}
+
+/* One balancing move: from the most loaded CPU that has a movable task, the task
+ * whose move to its least loaded allowed CPU cuts the pair's difference of root load
+ * the most (by more than BALANCE_EPS). The loads are updated by the task's h_load,
+ * the kernel's estimate; the runqueues are not (the caller moves the tasks after the
+ * round). -1 when no move helps, else the task moved. */
+static int balance_move(struct sim *s, struct cpu_state *st)
+{
+	unsigned n = s->nr_cpus, k, c;
+	int gmin = 0;
+
+	for (c = 0; c < n; c++) {
+		st->order[c] = (int)c;
+		if (st->cpu_load[c] < st->cpu_load[gmin])
+			gmin = (int)c;
+	}
+	if (n > 32) {
+		qsort_r(st->order, n, sizeof(int), cmp_load_desc, st->cpu_load);
+	} else {
+		/* the order is total: insertion sort gives qsort's sequence, cheaper */
+		for (c = 1; c < n; c++) {
+			int x = st->order[c];
+			unsigned j = c;
+
+			for (; j > 0 && cmp_load_desc(&x, &st->order[j - 1], st->cpu_load) < 0; j--)
+				st->order[j] = st->order[j - 1];
+			st->order[j] = x;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		int src = st->order[k], best = -1, bdst = -1;
+		double lsrc = st->cpu_load[src], bgain = BALANCE_EPS, bh = 0;
+		int i;
+
+		double minh = 0;
+
+		if (lsrc <= st->cpu_load[gmin] + BALANCE_EPS)
+			break; /* the rest are as balanced */
+		/* A move to a CPU of load l gains 2·min(h, lsrc-l-h) at most: more than
+		 * BALANCE_EPS only if h < lsrc - l - BALANCE_EPS/2, and l is at least the
+		 * least load. When every task here has a larger h_load (by a margin far
+		 * above the rounding), no task here can move. */
+		if (st->minh_gen[src] == st->hgen[src] && st->minh[src] > 0 &&
+		    st->minh[src] >= lsrc - st->cpu_load[gmin] - BALANCE_EPS / 2 + 1)
+			continue;
+		for (i = st->chead[src]; i >= 0; i = st->cnext[i]) {
+			int dst = -1;
+			double h, gain;
+
+			h = task_h_load(st, i);
+			if (h > 0 && (minh <= 0 || h < minh))
+				minh = h;
+			if (st->moved[i] == st->stamp)
+				continue;
+			if (st->any[i]) {
+				dst = gmin;
+			} else {
+				for (c = 0; c < n && c < 64; c++)
+					if ((st->mask[i] >> c & 1) &&
+					    (dst < 0 || st->cpu_load[c] < st->cpu_load[dst]))
+						dst = (int)c;
+			}
+			if (dst < 0 || dst == src || st->cpu_load[dst] >= lsrc)
+				continue;
+			if (h <= 0)
+				continue;
+			gain = (lsrc - st->cpu_load[dst]) -
+			       fabs((lsrc - h) - (st->cpu_load[dst] + h));
+			if (gain > bgain) {
+				bgain = gain;
+				best = i;
+				bdst = dst;
+				bh = h;
+			}
+		}
+		st->minh[src] = minh;
+		st->minh_gen[src] = st->hgen[src];
+		if (best >= 0) {
+			s->tasks[best]->cpu = bdst;
+			st->moved[best] = st->stamp;
+			st->cpu_load[src] -= bh;
+			st->cpu_load[bdst] += bh;
+			return best;
+		}
+	}
+	return -1;
+}
+
+/* Brings the runqueues up to date, moving tasks between CPUs while that evens out the
+ * root loads (a few rounds of moves on estimated loads, each followed by a redo). */
+int sim_cpu_balance(struct sim *s, struct cpu_state *st)
+{
+	int round;
+
+	for (round = 0;; round++) {
+		size_t i, moves = 0;
+		int k;
+
+		if (sim_cpu_groups_redo(s, st) < 0)
+			return -ENOMEM;
+		if (round == BALANCE_ROUNDS || s->nr_cpus == 1)
+			return 0;
+		if (++st->stamp == 0) {
+			/* the stamps wrapped: no task may look moved */
+			for (i = 0; i < st->ntk; i++)
+				st->moved[i] = 0;
+			st->stamp = 1;
+		}
+		while (moves < s->nr_cpus && (k = balance_move(s, st)) >= 0)
+			st->moves[moves++] = k;
+		if (!moves)
+			return 0;
+		for (i = 0; i < moves; i++) {
+			int m = st->moves[i];
+
+			if (sim_cpu_task_place(s, st, m, st->rq[st->tq[m]].cg) < 0)
+				return -ENOMEM;
+		}
+	}
+}

@@ -1,0 +1,431 @@
+/* sim/cpu_rq.c — the CPU model's per-CPU runqueues: the state's tables, a group's
+ * runqueue on each CPU made when it first has something there, tasks queued and
+ * dequeued in index order, each runqueue's sums (load, demand), and each group's
+ * weight on each CPU, w_G(c) = max(2, S · L_G(c) / Σ L_G), with its link into its
+ * parent's runqueue there (the kernel's calc_group_shares at steady load averages).
+ * Only what is marked dirty is summed again. The rules are described at the top of
+ * cpu.c ("Per-CPU runqueues", "Incremental recompute").
+ */
+#include "sim/cpu_impl.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#define MIN_SHARES 2.0
+
+/* Reallocates each array of arr[] (element sizes sz[]) to n elements. */
+static int resize_all(void ***arr, const size_t *sz, size_t k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		void *v = ucg_realloc(*arr[i], n * sz[i]);
+
+		if (!v)
+			return -ENOMEM;
+		*arr[i] = v;
+	}
+	return 0;
+}
+
+/* Sizes the state for ntasks tasks, nslots group slots and ncpu CPUs; new tasks are
+ * on no runqueue, new slots have none. */
+int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, size_t ncpu)
+{
+	size_t i;
+
+	if (ntasks > st->ctk) {
+		size_t n = ntasks + ntasks / 2 + 16;
+		void **arr[] = { (void **)&st->tq, (void **)&st->tnext, (void **)&st->cnext,
+				 (void **)&st->want, (void **)&st->mask, (void **)&st->any,
+				 (void **)&st->moved, (void **)&st->rt, (void **)&st->moves,
+				 (void **)&st->tflag, (void **)&st->touched };
+		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(double),
+				sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
+				sizeof(int), 1, sizeof(int) };
+
+		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
+			return -ENOMEM;
+		st->ctk = n;
+	}
+	for (i = st->ntk; i < ntasks; i++) {
+		st->tq[i] = -1;
+		st->moved[i] = 0;
+		st->want[i] = 0;
+		st->tflag[i] = 0;
+	}
+	if (ntasks > st->ntk)
+		st->ntk = ntasks;
+	if (nslots > st->cslots) {
+		size_t n = nslots + nslots / 2 + 16;
+		void **arr[] = { (void **)&st->g_first, (void **)&st->g_flags,
+				 (void **)&st->g_shares, (void **)&st->alloc_list };
+		size_t sz[] = { sizeof(int), 1, sizeof(unsigned), sizeof(int) };
+
+		if (resize_all(arr, sz, 4, n) < 0)
+			return -ENOMEM;
+		st->cslots = n;
+	}
+	for (i = st->nslots; i < nslots; i++) {
+		st->g_first[i] = -1;
+		st->g_flags[i] = 0;
+		st->g_shares[i] = 0;
+	}
+	if (nslots > st->nslots)
+		st->nslots = nslots;
+	if (ncpu > st->ccpu) {
+		void **arr[] = { (void **)&st->cpu_root, (void **)&st->chead,
+				 (void **)&st->reached, (void **)&st->reshare,
+				 (void **)&st->order, (void **)&st->cpu_load,
+				 (void **)&st->hgen, (void **)&st->minh_gen, (void **)&st->minh };
+		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(bool),
+				sizeof(int), sizeof(double), sizeof(uint32_t), sizeof(uint32_t),
+				sizeof(double) };
+
+		struct cpu_run *runs;
+
+		if (resize_all(arr, sz, 9, ncpu) < 0)
+			return -ENOMEM;
+		for (i = st->ccpu; i < ncpu; i++)
+			st->hgen[i] = st->minh_gen[i] = 0; /* 0: nothing kept (gens start at 1) */
+		runs = ucg_realloc(st->runs, ncpu * sizeof(*runs));
+		if (!runs)
+			return -ENOMEM;
+		memset(runs + st->ccpu, 0, (ncpu - st->ccpu) * sizeof(*runs));
+		st->runs = runs;
+		st->ccpu = ncpu;
+	}
+	/* a dense (slot, CPU) index while it stays small (4M entries); else rq_get
+	 * scans the group's rqs. Slot-major, so new slots only append. */
+	if (nslots * ncpu <= ((size_t)1 << 22)) {
+		size_t need = nslots * ncpu;
+
+		if (st->slot && st->slot_ncpu != ncpu) {
+			ucg_free(st->slot);
+			st->slot = NULL;
+			st->cslot = st->slot_nslots = 0;
+		}
+		if (need > st->cslot) {
+			size_t n = need + need / 2;
+			int *v = ucg_realloc(st->slot, n * sizeof(int));
+
+			if (!v)
+				return -ENOMEM;
+			if (!st->slot) {
+				/* index the rqs there are */
+				for (i = 0; i < n; i++)
+					v[i] = -1;
+				for (i = 0; i < st->nrq; i++)
+					if ((size_t)st->rq[i].cpu < ncpu) /* others: reset next */
+						v[(size_t)st->rq[i].slot * ncpu + (size_t)st->rq[i].cpu] = (int)i;
+			} else {
+				for (i = st->slot_nslots * ncpu; i < n; i++)
+					v[i] = -1;
+			}
+			st->slot = v;
+			st->cslot = n;
+			st->slot_ncpu = (unsigned)ncpu;
+			st->slot_nslots = n / ncpu;
+		}
+	} else if (st->slot) {
+		ucg_free(st->slot);
+		st->slot = NULL;
+		st->cslot = st->slot_nslots = 0;
+	}
+	return 0;
+}
+
+/* What task_h_load reads changed on cpu: the h_loads kept there are stale. */
+static void h_stale(struct cpu_state *st, int cpu)
+{
+	size_t i;
+
+	if (++st->hgen_ctr == 0) {
+		/* wrapped: nothing kept anywhere may look current */
+		for (i = 0; i < st->nrq; i++)
+			st->rq[i].hgen = 0;
+		for (i = 0; i < st->ccpu; i++)
+			st->minh_gen[i] = 0;
+		st->hgen_ctr = 1;
+	}
+	st->hgen[cpu] = st->hgen_ctr;
+}
+
+/* The rq of the group in slot idx on cpu, made (empty, dirty) if it has none yet;
+ * -1 when out of memory. */
+static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
+{
+	struct rq *q;
+	int i, *pp;
+
+	if (st->slot) {
+		i = st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu];
+		if (i >= 0)
+			return i;
+	} else {
+		for (i = st->g_first[idx]; i >= 0; i = st->rq[i].next_of_cg)
+			if (st->rq[i].cpu == cpu)
+				return i;
+	}
+	if (sim_cpu_grow((void **)&st->rq, &st->crq, st->nrq + 1, sizeof(*st->rq)) < 0)
+		return -1;
+	i = (int)st->nrq++;
+	q = &st->rq[i];
+	memset(q, 0, sizeof(*q));
+	q->cg = cg;
+	q->cpu = cpu;
+	q->slot = idx;
+	q->parent = q->first_child = q->next_sib = q->first_task = q->next_reached = -1;
+	/* the group's rqs stay in CPU order: its sums run in CPU order */
+	for (pp = &st->g_first[idx]; *pp >= 0 && st->rq[*pp].cpu < cpu; pp = &st->rq[*pp].next_of_cg)
+		;
+	q->next_of_cg = *pp;
+	*pp = i;
+	if (st->slot)
+		st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu] = i;
+	cpu_mark_dirty(st, i);
+	return i;
+}
+
+/* Drops every runqueue and placement: the next recompute builds all from scratch. */
+void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
+{
+	size_t i;
+
+	if (st->slot)
+		for (i = 0; i < st->nrq; i++)
+			if ((unsigned)st->rq[i].cpu < st->slot_ncpu) /* `cpus` may have cut */
+				st->slot[(size_t)st->rq[i].slot * st->slot_ncpu +
+					 (size_t)st->rq[i].cpu] = -1;
+	st->nrq = 0;
+	for (i = 0; i < st->nslots; i++) {
+		st->g_first[i] = -1;
+		st->g_flags[i] = 0;
+		st->g_shares[i] = 0;
+	}
+	st->gmax_dirty = -1;
+	st->nalloc = 0;
+	for (i = 0; i < st->ntk; i++)
+		st->tq[i] = -1;
+	for (i = 0; i < st->ccpu; i++) {
+		size_t j;
+
+		for (j = 0; j < st->runs[i].n; j++)
+			cpu_rate_set(st, st->runs[i].k[j], st->runs[i].t[j], 0);
+		st->runs[i].n = 0;
+		st->cpu_root[i] = st->chead[i] = st->reached[i] = -1;
+		st->reshare[i] = false;
+		h_stale(st, (int)i);
+	}
+	/* groups with no rq are on no CPU */
+	for (i = 0; hi && i < s->ncgs; i++)
+		if (s->cgs[i]->hier == hi)
+			s->cgs[i]->nr_active = 0;
+	st->ncpu = s->nr_cpus;
+	st->hi = hi;
+	st->gathered = false;
+	st->full_alloc = true;
+	st->q_ncgs = SIZE_MAX; /* every group's shares and throttling read again */
+	st->bw.nflip = 0;
+	st->valid = true;
+}
+
+/* Unlinks q from its parent's list of children (its parent's sums are redone). */
+static void rq_unlink(struct cpu_state *st, int q)
+{
+	int p = st->rq[q].parent, *pp;
+
+	for (pp = &st->rq[p].first_child; *pp != q; pp = &st->rq[*pp].next_sib)
+		;
+	*pp = st->rq[q].next_sib;
+	st->rq[q].parent = st->rq[q].next_sib = -1;
+	h_stale(st, st->rq[q].cpu);
+	cpu_mark_dirty(st, p);
+}
+
+/* Links q into the rq p of its parent group on the same CPU, by descending id. */
+static void rq_link(struct cpu_state *st, int q, int p)
+{
+	int *pp;
+
+	for (pp = &st->rq[p].first_child; *pp >= 0 && st->rq[*pp].slot > st->rq[q].slot;
+	     pp = &st->rq[*pp].next_sib)
+		;
+	st->rq[q].next_sib = *pp;
+	*pp = q;
+	st->rq[q].parent = p;
+	h_stale(st, st->rq[q].cpu);
+	cpu_mark_dirty(st, p);
+}
+
+/* Takes task k off its rq and its CPU. */
+void sim_cpu_task_dequeue(struct sim *s, struct cpu_state *st, int k)
+{
+	int q = st->tq[k], *pp;
+
+	for (pp = &st->rq[q].first_task; *pp != k; pp = &st->tnext[*pp])
+		;
+	*pp = st->tnext[k];
+	for (pp = &st->chead[st->rq[q].cpu]; *pp != k; pp = &st->cnext[*pp])
+		;
+	*pp = st->cnext[k];
+	st->tq[k] = -1;
+	cpu_rate_set(st, k, s->tasks[k], 0); /* a rate is its CPU's to give */
+	cpu_mark_dirty(st, q);
+}
+
+/* Queues task k on the rq of slot idx (group cg) on cpu; -ENOMEM. */
+static int task_enqueue(struct cpu_state *st, int k, int idx, struct sim_cg *cg, int cpu)
+{
+	int q = rq_get(st, idx, cg, cpu), *pp;
+
+	if (q < 0)
+		return -ENOMEM;
+	for (pp = &st->rq[q].first_task; *pp >= 0 && *pp < k; pp = &st->tnext[*pp])
+		;
+	st->tnext[k] = *pp;
+	*pp = k;
+	for (pp = &st->chead[cpu]; *pp >= 0 && *pp < k; pp = &st->cnext[*pp])
+		;
+	st->cnext[k] = *pp;
+	*pp = k;
+	st->tq[k] = q;
+	cpu_mark_dirty(st, q);
+	return 0;
+}
+
+/* Sums q's load and demand again: its tasks by index, then its children by
+ * descending id (the order a full rebuild adds them in). */
+static void rq_sum(struct cpu_state *st, int q)
+{
+	struct rq *r = &st->rq[q];
+	double load = 0, d = 0;
+	int k, c;
+
+	for (k = r->first_task; k >= 0; k = st->tnext[k]) {
+		load += NICE0 * st->want[k];
+		d += st->want[k];
+	}
+	for (c = r->first_child; c >= 0; c = st->rq[c].next_sib) {
+		load += st->rq[c].w * st->rq[c].u;
+		d += st->rq[c].d;
+	}
+	if (d != r->d)
+		r->up = true;
+	r->load = load;
+	r->d = d;
+	r->dirty = false;
+	h_stale(st, r->cpu);
+}
+
+/* Redoes a dirty group: its dirty rqs' sums, its CPU count, and each rq's weight
+ * shares·L_c/ΣL (at least 2, the way CFS spreads a group's shares over the CPUs its
+ * tasks run on) and link into its parent's rq there; a throttled group is unlinked
+ * on every CPU. A change the parent's sums see marks the parent's rq dirty. */
+static int group_redo(struct sim *s, struct cpu_state *st, int idx)
+{
+	struct sim_cg *g = idx ? s->cgs[idx - 1] : NULL;
+	double total = 0;
+	unsigned active = 0;
+	int q;
+
+	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+		if (st->rq[q].dirty)
+			rq_sum(st, q);
+		total += st->rq[q].load;
+		if (st->rq[q].d > 0)
+			active++;
+	}
+	if (g)
+		g->nr_active = active;
+	if (!g || !g->parent) {
+		for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+			if (st->cpu_root[st->rq[q].cpu] != q)
+				h_stale(st, st->rq[q].cpu);
+			st->cpu_root[st->rq[q].cpu] = q;
+			st->rq[q].up = false;
+		}
+		return 0;
+	}
+	if (g->throttled) {
+		/* dequeued from its parent on every CPU */
+		for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+			if (st->rq[q].parent >= 0)
+				rq_unlink(st, q);
+			st->rq[q].up = false;
+		}
+		return 0;
+	}
+	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+		struct rq *r = &st->rq[q];
+		double w = total > 0 ? (double)g->shares * r->load / total : g->shares;
+		double u = r->d < 1 ? r->d : 1;
+
+		if (w < MIN_SHARES)
+			w = MIN_SHARES;
+		if (r->first_task < 0 && r->first_child < 0) {
+			/* empty: its load and d are exact zeros, which its parent's sums
+			 * need not see; off the parent's list, as in a full rebuild */
+			if (r->parent >= 0)
+				rq_unlink(st, q);
+		} else if (r->parent < 0) {
+			int cpu = r->cpu;
+			int p = rq_get(st, g->parent->id + 1, g->parent, cpu);
+
+			if (p < 0)
+				return -ENOMEM;
+			r = &st->rq[q]; /* rq_get may have moved the array */
+			r->w = w;
+			r->u = u;
+			rq_link(st, q, p);
+		} else if (w != r->w || u != r->u || r->up) {
+			r->w = w;
+			r->u = u;
+			h_stale(st, r->cpu);
+			cpu_mark_dirty(st, r->parent);
+		}
+		st->rq[q].up = false;
+	}
+	return 0;
+}
+
+/* Redoes every dirty group, children before parents (a child's id is above its
+ * parent's), then reads the CPUs' root loads. */
+int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
+{
+	unsigned c;
+	int idx;
+
+	for (idx = st->gmax_dirty; idx >= 0; idx--) {
+		if (!(st->g_flags[idx] & G_DIRTY))
+			continue;
+		st->g_flags[idx] &= (unsigned char)~G_DIRTY;
+		if (group_redo(s, st, idx) < 0)
+			return -ENOMEM;
+	}
+	st->gmax_dirty = -1;
+	for (c = 0; c < s->nr_cpus; c++)
+		st->cpu_load[c] = st->cpu_root[c] >= 0 ? st->rq[st->cpu_root[c]].load : 0;
+	return 0;
+}
+
+/* The task's rq slot: its cpu cgroup (the root when it has none), or the
+ * hierarchy-less root */
+static inline int task_slot(struct sim_cg *cg)
+{
+	return cg ? cg->id + 1 : 0;
+}
+
+/* Queues task k where its group and t->cpu say, if it is not there yet. */
+int sim_cpu_task_place(struct sim *s, struct cpu_state *st, int k, struct sim_cg *cg)
+{
+	int q = st->tq[k], cpu = s->tasks[k]->cpu;
+
+	if (q >= 0 && st->rq[q].cpu == cpu && st->rq[q].slot == task_slot(cg))
+		return 0;
+	if (q >= 0)
+		sim_cpu_task_dequeue(s, st, k);
+	return task_enqueue(st, k, task_slot(cg), cg, cpu);
+}

@@ -1,0 +1,217 @@
+/* sim/cpu_share.c — the CPU model's proportional share: each CPU's capacity of 1
+ * water-filled down its runqueue tree (max-min fair by weight, capped at demand), the
+ * tasks' rates and the groups' per-CPU grants it gives, and each group's alloc, its
+ * grants summed in CPU order. The rule is described at the top of cpu.c
+ * ("Proportional share on one CPU").
+ */
+#include "sim/cpu_impl.h"
+
+#include <stdlib.h>
+
+#include "base/alloc.h"
+
+static inline bool wkey_before(const struct wkey *a, const struct wkey *b)
+{
+	return a->r < b->r || (a->r == b->r && a->tie < b->tie);
+}
+
+static int wkey_cmp(const void *pa, const void *pb)
+{
+	const struct wkey *a = pa, *b = pb;
+
+	return wkey_before(a, b) ? -1 : wkey_before(b, a) ? 1 : 0;
+}
+
+/* Water-fills cap over v[0..n) by weight, capped at demand, in the order of k[0..n)
+ * (sorted here). */
+static void waterfill(double cap, struct went *v, struct wkey *k, size_t n)
+{
+	double W = 0, ratio;
+	size_t i;
+
+	if (n == 1) {
+		/* alone: its demand or the whole capacity */
+		v[0].a = v[0].d < cap ? v[0].d : cap;
+		if (v[0].a < 0)
+			v[0].a = 0;
+		return;
+	}
+	if (n > 16) {
+		qsort(k, n, sizeof(*k), wkey_cmp);
+	} else {
+		/* the order is total, so any sort gives the same sequence; insertion sort
+		 * is the cheap one for the few entities of a runqueue */
+		for (i = 1; i < n; i++) {
+			struct wkey x = k[i];
+			size_t j = i;
+
+			for (; j > 0 && wkey_before(&x, &k[j - 1]); j--)
+				k[j] = k[j - 1];
+			k[j] = x;
+		}
+	}
+	for (i = 0; i < n; i++)
+		W += v[k[i].i].w;
+	/* the entities whose demand is below their fair share get it, in order */
+	for (i = 0; i < n; i++) {
+		struct went *e = &v[k[i].i];
+		double fair = W > 0 ? cap * e->w / W : 0;
+
+		if (!(e->d < fair))
+			break;
+		e->a = e->d > 0 ? e->d : 0;
+		cap -= e->a;
+		W -= e->w;
+	}
+	/* the rest want at least their fair share (they come by ascending d/w, and
+	 * giving one its fair share leaves cap/W as it was): each gets its weight
+	 * times what is left per unit of weight, one division for all */
+	ratio = W > 0 && cap > 0 ? cap / W : 0;
+	for (; i < n; i++)
+		v[k[i].i].a = v[k[i].i].w * ratio;
+}
+
+/* Lists task k (t) with a rate on cpu; a task left out for want of memory is charged
+ * no time (the run fails: st->run_err). */
+static bool run_grow(struct cpu_state *st, struct cpu_run *r)
+{
+	size_t n = r->cap ? r->cap * 2 : 16;
+	void *v;
+
+	v = ucg_realloc(r->t, n * sizeof(*r->t));
+	if (v)
+		r->t = v;
+	v = v ? ucg_realloc(r->k, n * sizeof(*r->k)) : NULL;
+	if (!v) {
+		st->run_err = true;
+		return false;
+	}
+	r->k = v;
+	r->cap = n;
+	return true;
+}
+
+static inline void run_add(struct cpu_state *st, int cpu, int k, struct sim_task *t)
+{
+	struct cpu_run *r = &st->runs[cpu];
+
+	if (r->n == r->cap && !run_grow(st, r))
+		return;
+	r->t[r->n] = t;
+	r->k[r->n++] = k;
+}
+
+/* Shares cap CPUs of one runqueue among its entities (wf[top..) is free scratch);
+ * each group entity's grant is noted in its rq, which joins its CPU's reached list. */
+static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, size_t top)
+{
+	struct went *v = st->wf + top;
+	struct wkey *key = st->wk + top;
+	size_t n = 0, i;
+	int c, k;
+
+	for (c = st->rq[q].first_child; c >= 0; c = st->rq[c].next_sib)
+		if (st->rq[c].d > 0) {
+			v[n].w = st->rq[c].w;
+			v[n].d = st->rq[c].d;
+			v[n].rq = c;
+			key[n].r = v[n].d / v[n].w;
+			key[n].tie = (uint32_t)st->rq[c].slot; /* id + 1: the same order */
+			key[n].i = (uint32_t)n;
+			n++;
+		}
+	/* children come by descending id: reversed, ties (equal d/w) are already in
+	 * the sort's order, and the insertion sort has little to do */
+	for (i = 0; i < n / 2; i++) {
+		struct wkey x = key[i];
+
+		key[i] = key[n - 1 - i];
+		key[n - 1 - i] = x;
+	}
+	for (k = st->rq[q].first_task; k >= 0; k = st->tnext[k])
+		if (st->want[k] > 0) {
+			v[n].w = NICE0;
+			v[n].d = st->want[k];
+			v[n].rq = -1;
+			v[n].task = k;
+			key[n].r = v[n].d / v[n].w;
+			key[n].tie = (uint32_t)s->tasks[k]->tid | 1u << 31;
+			key[n].i = (uint32_t)n;
+			n++;
+		}
+	waterfill(cap, v, key, n);
+	for (i = 0; i < n; i++) {
+		if (v[i].rq < 0) {
+			cpu_rate_set(st, v[i].task, s->tasks[v[i].task], v[i].a);
+			if (v[i].a > 0)
+				run_add(st, st->rq[q].cpu, v[i].task, s->tasks[v[i].task]);
+		} else {
+			struct rq *r = &st->rq[v[i].rq];
+			int t = r->first_task;
+
+			r->a = v[i].a;
+			r->next_reached = st->reached[r->cpu];
+			st->reached[r->cpu] = v[i].rq;
+			cpu_mark_alloc(st, r->slot);
+			if (r->first_child < 0 && t >= 0 && st->tnext[t] < 0) {
+				/* one task alone (the common leaf): what share_rq would
+				 * give it, min(demand, grant), without the call */
+				double a = st->want[t] < v[i].a ? st->want[t] : v[i].a;
+
+				if (a < 0)
+					a = 0;
+				cpu_rate_set(st, t, s->tasks[t], a);
+				if (a > 0)
+					run_add(st, r->cpu, t, s->tasks[t]);
+			} else {
+				share_rq(s, st, v[i].rq, v[i].a, top + n);
+			}
+		}
+	}
+}
+
+/* Shares CPU c again: its tasks lose their rates and its groups their grants, then
+ * the root's capacity of 1 is water-filled down its tree. */
+void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
+{
+	struct cpu_run *r = &st->runs[c];
+	size_t i;
+	int q;
+
+	/* the tasks it gave a rate and still holds (one that left lost its rate then,
+	 * and may have its new CPU's already; by now a queued task's t->cpu is its
+	 * rq's CPU, and one not queued has -1) */
+	for (i = 0; i < r->n; i++)
+		if (r->t[i]->cpu == (int)c)
+			cpu_rate_set(st, r->k[i], r->t[i], 0);
+	r->n = 0;
+	for (q = st->reached[c]; q >= 0; q = st->rq[q].next_reached) {
+		st->rq[q].a = 0;
+		cpu_mark_alloc(st, st->rq[q].slot);
+	}
+	st->reached[c] = -1;
+	if (st->cpu_root[c] >= 0)
+		share_rq(s, st, st->cpu_root[c], 1.0, 0);
+	st->reshare[c] = false;
+}
+
+/* A group's alloc (and rate): its grants summed in CPU order. */
+void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
+{
+	double a = 0;
+	int q;
+
+	for (q = st->g_first[cg->id + 1]; q >= 0; q = st->rq[q].next_of_cg)
+		a += st->rq[q].a;
+	cg->alloc = a;
+	sim_cpu_bw_rate(s, cg, a);
+}
+
+void sim_cpu_alloc_tree(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
+{
+	size_t i;
+
+	sim_cpu_alloc_sum(s, st, cg);
+	for (i = 0; i < cg->nchildren; i++)
+		sim_cpu_alloc_tree(s, st, cg->children[i]);
+}
