@@ -333,7 +333,8 @@ static int gather(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 				cpu_mark_dirty(st, st->tq[k]);
 		}
 		task_mask(s, st, k, ics);
-		if (t->cpu < 0 || (unsigned)t->cpu >= s->nr_cpus || !cpu_allowed(st, k, (unsigned)t->cpu))
+		if (t->cpu < 0 || (unsigned)t->cpu >= s->nr_cpus ||
+		    !cpu_allowed(st, k, (unsigned)t->cpu))
 			place = true;
 	}
 	if (place)

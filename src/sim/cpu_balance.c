@@ -59,7 +59,8 @@ void sim_cpu_place_new(struct sim *s, struct cpu_state *st)
 		int k = st->rt[i];
 		struct sim_task *t = s->tasks[k];
 
-		if (t->cpu >= 0 && (unsigned)t->cpu < s->nr_cpus && cpu_allowed(st, k, (unsigned)t->cpu))
+		if (t->cpu >= 0 && (unsigned)t->cpu < s->nr_cpus &&
+		    cpu_allowed(st, k, (unsigned)t->cpu))
 			st->cpu_load[t->cpu] += st->want[k];
 		else
 			t->cpu = -1;
@@ -72,7 +73,8 @@ void sim_cpu_place_new(struct sim *s, struct cpu_state *st)
 		if (t->cpu >= 0)
 			continue;
 		for (c = 0; c < s->nr_cpus; c++)
-			if (cpu_allowed(st, k, c) && (best < 0 || st->cpu_load[c] < st->cpu_load[best]))
+			if (cpu_allowed(st, k, c) &&
+			    (best < 0 || st->cpu_load[c] < st->cpu_load[best]))
 				best = (int)c;
 		t->cpu = best < 0 ? 0 : best;
 		st->cpu_load[t->cpu] += st->want[k];

@@ -192,7 +192,8 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 		struct sim_frame *fr = sim_fr(s, f);
 
 		next = s->act_on ? sim_act_link(s, f)->next : fr->lru.next;
-		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top) || !sim_reclaim_counted(fr->flags))
+		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top) ||
+		    !sim_reclaim_counted(fr->flags))
 			continue;
 		left--;
 		if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)) {
@@ -226,7 +227,7 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 			struct sim_frame *fr = sim_fr(s, f);
 
 			if (fr->memcg && sim_cg_is_under(fr->memcg, top))
-				sim_writeback_one(s, f); /* f and pages after it may leave the list */
+				sim_writeback_one(s, f); /* f and the pages after it may go */
 			if (fr->flags & SIM_PG_DIRTY)
 				kept = f;
 		}

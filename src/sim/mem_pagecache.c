@@ -210,7 +210,8 @@ void sim_cache_evict(struct sim *s, uint32_t f, bool engine_too)
 		fr->memcg->cache_local--;
 	}
 	if (s->dirty_on && unclean(fr->flags))
-		sim_frame_dirty_flags(s, f, fr->flags, 0); /* evicted only clean: kept right anyway */
+		/* evicted only clean: kept right anyway */
+		sim_frame_dirty_flags(s, f, fr->flags, 0);
 	sim_charging_clear(s, rec);
 	s->files[fr->file]->map[fr->index >> SIM_FILE_SHIFT][fr->index & SIM_FILE_MASK] =
 		SIM_NO_FRAME;

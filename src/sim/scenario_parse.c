@@ -454,7 +454,8 @@ static int ck_flow(int argc, char **argv, char *why, size_t n)
 		snprintf(why, n, "flow needs pkts=N");
 		return -EINVAL;
 	}
-	if ((v = sim_opt_find(argc, argv, "size")) && (sim_parse_uint(v, 65535, &x) < 0 || x < 64)) {
+	if ((v = sim_opt_find(argc, argv, "size")) &&
+	    (sim_parse_uint(v, 65535, &x) < 0 || x < 64)) {
 		snprintf(why, n, "bad packet size '%s' (64..65535)", v);
 		return -EINVAL;
 	}

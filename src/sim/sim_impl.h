@@ -91,8 +91,8 @@ struct sim_cg {
 	int64_t mem_pages, mem_peak;     /* pages charged here (anon + cache) */
 	int64_t cache_local;             /* page-cache pages charged to this cgroup itself */
 	int64_t cache_tree;              /* ... to it or a descendant, removed ones too */
-	int64_t reclaim_tree;            /* of those, pages memcg reclaim would act on (mem_pagecache.c) */
-	int64_t unclean_tree;            /* ... dirty or under writeback, while dirty_on (mem_pagecache.c) */
+	int64_t reclaim_tree;            /* of those, what memcg reclaim acts on (mem_pagecache.c) */
+	int64_t unclean_tree;            /* ... dirty or under writeback, while dirty_on */
 	uint64_t mem_refused, oom_kills;
 	uint64_t io_bytes[SIM_MAX_DEV][2]; /* [dev][0 read, 1 write] */
 	uint64_t io_ios[SIM_MAX_DEV][2];
@@ -370,7 +370,7 @@ struct sim {
 	struct sim_ilist act;    /* LRU pages memcg reclaim would act on (mem_pagecache.c), */
 	uint32_t act_hint;       /* the page last put back on that list, NO_FRAME */
 	bool act_on;             /* kept from the first memcg reclaim of a page-cache user */
-	struct sim_ilist dl;     /* dirty pages in LRU order (mem_pagecache.c), kept from the first */
+	struct sim_ilist dl;     /* dirty pages, LRU order (mem_pagecache.c), kept from the first */
 	bool dirty_on;           /* memcg reclaim that looks for dirty pages */
 	uint64_t lru_seq;
 	unsigned dirty_ratio, dirty_bg_ratio;
