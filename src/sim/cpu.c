@@ -401,8 +401,8 @@ void sim_cpu_update(struct sim *s)
 		goto out;
 	if (!st->valid || s->cpu_full || st->ncpu != s->nr_cpus || st->hi != hi)
 		sim_cpu_state_reset(s, st, hi);
-	if (s->cpu_full || st->q_cfg != s->cfg_writes || st->q_ncgs != s->ncgs ||
-	    st->q_hi != hi || st->bw.flip_lost) {
+	if (s->cpu_full || st->q_cfg != s->cfg_writes || st->q_ncgs != s->ncgs || st->q_hi != hi ||
+	    st->bw.flip_lost) {
 		/* the configuration may have changed: quotas and shares read again,
 		 * every group checked */
 		st->bw.flip_lost = false;

@@ -26,23 +26,23 @@ struct cpu_bw {
  * the first time their group has something on that CPU until the next reset (an empty
  * one adds exact zeros to every sum, so keeping it changes no figure). */
 struct rq {
-	struct sim_cg *cg;   /* NULL: the root when no hierarchy has the cpu controller */
+	struct sim_cg *cg; /* NULL: the root when no hierarchy has the cpu controller */
 	int cpu;
-	int slot;            /* its group's slot: cgroup id + 1, 0 the hierarchy-less root */
-	int parent;          /* the parent group's rq on this CPU while linked, else -1 */
-	int next_of_cg;      /* the group's rq on its next higher CPU */
+	int slot;                  /* its group's slot: cgroup id + 1, 0 the hierarchy-less root */
+	int parent;                /* the parent group's rq on this CPU while linked, else -1 */
+	int next_of_cg;            /* the group's rq on its next higher CPU */
 	int first_child, next_sib; /* linked child groups' rqs here, descending id */
-	int first_task;      /* runnable tasks queued here, ascending task index */
-	int next_reached;    /* in its CPU's list of rqs the last share reached */
-	bool dirty;          /* load and d to be summed again */
-	bool up;             /* d changed: the parent's sums must be redone */
-	double load;         /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
-	double d;            /* CPUs its tasks want here */
-	double w;            /* its group entity's weight on this CPU */
-	double u;            /* min(1, d) */
-	double a;            /* CPUs its entity got in the last share of this CPU, else 0 */
-	uint32_t hgen;       /* == its CPU's hgen: hval is task_h_load's answer for a */
-	double hwant, hval;  /* task of demand hwant queued here */
+	int first_task;            /* runnable tasks queued here, ascending task index */
+	int next_reached;          /* in its CPU's list of rqs the last share reached */
+	bool dirty;                /* load and d to be summed again */
+	bool up;                   /* d changed: the parent's sums must be redone */
+	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
+	double d;                  /* CPUs its tasks want here */
+	double w;                  /* its group entity's weight on this CPU */
+	double u;                  /* min(1, d) */
+	double a;                  /* CPUs its entity got in the last share of this CPU, else 0 */
+	uint32_t hgen;             /* == its CPU's hgen: hval is task_h_load's answer for a */
+	double hwant, hval;        /* task of demand hwant queued here */
 };
 
 /* The tasks one CPU's last share gave a rate, with their indexes.
@@ -56,21 +56,21 @@ struct cpu_run {
 
 struct went {
 	double w, d, a;
-	int rq;              /* child group's rq, or -1 for a task */
-	int task;            /* task index */
+	int rq;   /* child group's rq, or -1 for a task */
+	int task; /* task index */
 };
 
 /* An entity's place in the water-filling order: by d/w, ties by creation (cgroups
  * by id, tasks by tid, cgroups first); i its index in the entity array. */
 struct wkey {
 	double r;
-	uint32_t tie;        /* key, plus 1 << 31 for a task */
+	uint32_t tie; /* key, plus 1 << 31 for a task */
 	uint32_t i;
 };
 
-#define G_DIRTY 1u       /* group: some rq, its weight or its link to be redone */
-#define G_ALLOC 2u       /* group: its alloc to be summed again */
-#define G_THR 4u         /* group: throttled when last processed */
+#define G_DIRTY 1u /* group: some rq, its weight or its link to be redone */
+#define G_ALLOC 2u /* group: its alloc to be summed again */
+#define G_THR 4u   /* group: throttled when last processed */
 
 /* The model's state, kept from one recompute to the next. Tasks are named by their
  * index in s->tasks (creation order, which is tid order), groups by their slot. A
@@ -86,40 +86,40 @@ struct wkey {
 struct cpu_state {
 	struct rq *rq;
 	size_t nrq, crq;
-	int *slot;           /* (group slot, CPU) -> its rq, -1; NULL when too large */
+	int *slot; /* (group slot, CPU) -> its rq, -1; NULL when too large */
 	size_t cslot, slot_nslots;
 	unsigned slot_ncpu;
 	/* per group slot (cgroup id + 1, 0: the hierarchy-less root) */
-	int *g_first;        /* its rqs, ascending CPU */
+	int *g_first; /* its rqs, ascending CPU */
 	unsigned char *g_flags;
-	unsigned *g_shares;  /* the cpu.shares its weights were computed with */
+	unsigned *g_shares; /* the cpu.shares its weights were computed with */
 	size_t nslots, cslots;
-	int gmax_dirty;      /* highest slot with G_DIRTY, -1 none */
-	int *alloc_list;     /* slots with G_ALLOC */
+	int gmax_dirty;  /* highest slot with G_DIRTY, -1 none */
+	int *alloc_list; /* slots with G_ALLOC */
 	size_t nalloc;
 	/* per task index */
-	int *tq;             /* the rq it is queued on, -1 */
-	int *tnext;          /* next task on the same rq */
-	int *cnext;          /* next task on the same CPU */
+	int *tq;    /* the rq it is queued on, -1 */
+	int *tnext; /* next task on the same rq */
+	int *cnext; /* next task on the same CPU */
 	double *want;
-	uint64_t *mask;      /* allowed CPUs (bits) ... */
-	bool *any;           /* ... or any CPU */
-	uint32_t *moved;     /* == stamp: moved in this balancing round */
+	uint64_t *mask;       /* allowed CPUs (bits) ... */
+	bool *any;            /* ... or any CPU */
+	uint32_t *moved;      /* == stamp: moved in this balancing round */
 	unsigned char *tflag; /* in touched */
-	int *touched;        /* tasks whose rate was written in this recompute */
+	int *touched;         /* tasks whose rate was written in this recompute */
 	size_t ntouched;
 	size_t ntk, ctk;
 	uint32_t stamp;
-	int *rt;             /* runnable tasks, ascending index */
+	int *rt; /* runnable tasks, ascending index */
 	size_t nrt;
-	int *moves;          /* tasks moved in this balancing round */
+	int *moves; /* tasks moved in this balancing round */
 	/* per CPU */
-	int *cpu_root;       /* the root's rq, -1 */
-	int *chead;          /* runnable tasks queued on it, ascending index */
-	int *reached;        /* rqs the last share reached */
+	int *cpu_root; /* the root's rq, -1 */
+	int *chead;    /* runnable tasks queued on it, ascending index */
+	int *reached;  /* rqs the last share reached */
 	bool *reshare;
 	int *order;
-	double *cpu_load;    /* the root runqueue's load */
+	double *cpu_load; /* the root runqueue's load */
 	/* A CPU's hgen changes whenever a runqueue on it changes its sums, weight or
 	 * link (what task_h_load reads): the h_loads kept in its rqs, and minh (the
 	 * least h_load > 0 of its tasks, 0: none) while minh_gen is hgen, still hold. */
@@ -136,11 +136,11 @@ struct cpu_state {
 	struct wkey *wk;     /* ... and their order */
 	size_t cwf;
 	struct cpu_run *runs; /* per CPU: its tasks with a rate, for sim_cpu_settle */
-	size_t nrun;         /* how many in all */
-	uint64_t q_cfg;      /* the config writes, group count and hierarchy quotas, */
-	size_t q_ncgs;       /* shares and throttling were last read in full at */
+	size_t nrun;          /* how many in all */
+	uint64_t q_cfg;       /* the config writes, group count and hierarchy quotas, */
+	size_t q_ncgs;        /* shares and throttling were last read in full at */
 	struct sim_hier *q_hi;
-	struct cpu_bw bw;    /* the CFS bandwidth timers' (cpu_bw.c) */
+	struct cpu_bw bw;     /* the CFS bandwidth timers' (cpu_bw.c) */
 	struct sim_task **pl; /* tasks with cpuacct_pend, to flush */
 	size_t npl, cpl;
 	sim_time settled_at; /* every task's time was settled at this instant, or -1 */
@@ -148,9 +148,9 @@ struct cpu_state {
 	 * only event since was a CPU timer (throttling changed, nothing else could
 	 * have): then the tasks, their cgroups, cpusets, freezer states and affinities
 	 * are those the last gather read. */
-	bool gathered;       /* rt.. hold the last recompute's runnable set */
-	uint64_t upd_nevents; /* s->nevents when the last recompute ran */
-	uint64_t bw_nevents; /* s->nevents after the timer that alone dirtied, or 0 */
+	bool gathered;          /* rt.. hold the last recompute's runnable set */
+	uint64_t upd_nevents;   /* s->nevents when the last recompute ran */
+	uint64_t bw_nevents;    /* s->nevents after the timer that alone dirtied, or 0 */
 	uint64_t g_memb, g_cfg; /* the epochs, counts and hierarchy of that gather */
 	size_t g_ntasks, g_ncgs, g_nhier;
 	unsigned g_ncpus;

@@ -38,13 +38,16 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 
 	if (ntasks > st->ctk) {
 		size_t n = ntasks + ntasks / 2 + 16;
-		void **arr[] = { (void **)&st->tq, (void **)&st->tnext, (void **)&st->cnext,
-				 (void **)&st->want, (void **)&st->mask, (void **)&st->any,
-				 (void **)&st->moved, (void **)&st->rt, (void **)&st->moves,
+		void **arr[] = { (void **)&st->tq,    (void **)&st->tnext,  (void **)&st->cnext,
+				 (void **)&st->want,  (void **)&st->mask,   (void **)&st->any,
+				 (void **)&st->moved, (void **)&st->rt,     (void **)&st->moves,
 				 (void **)&st->tflag, (void **)&st->touched };
-		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(double),
-				sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
-				sizeof(int), 1, sizeof(int) };
+		size_t sz[] = { sizeof(int),      sizeof(int),
+				sizeof(int),      sizeof(double),
+				sizeof(uint64_t), sizeof(bool),
+				sizeof(uint32_t), sizeof(int),
+				sizeof(int),      1,
+				sizeof(int) };
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
@@ -77,12 +80,13 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		st->nslots = nslots;
 	if (ncpu > st->ccpu) {
 		void **arr[] = { (void **)&st->cpu_root, (void **)&st->chead,
-				 (void **)&st->reached, (void **)&st->reshare,
-				 (void **)&st->order, (void **)&st->cpu_load,
-				 (void **)&st->hgen, (void **)&st->minh_gen, (void **)&st->minh };
-		size_t sz[] = { sizeof(int), sizeof(int), sizeof(int), sizeof(bool),
-				sizeof(int), sizeof(double), sizeof(uint32_t), sizeof(uint32_t),
-				sizeof(double) };
+				 (void **)&st->reached,  (void **)&st->reshare,
+				 (void **)&st->order,    (void **)&st->cpu_load,
+				 (void **)&st->hgen,     (void **)&st->minh_gen,
+				 (void **)&st->minh };
+		size_t sz[] = { sizeof(int),      sizeof(int),      sizeof(int),
+				sizeof(bool),     sizeof(int),      sizeof(double),
+				sizeof(uint32_t), sizeof(uint32_t), sizeof(double) };
 
 		struct cpu_run *runs;
 
@@ -119,7 +123,8 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 					v[i] = -1;
 				for (i = 0; i < st->nrq; i++)
 					if ((size_t)st->rq[i].cpu < ncpu) /* others: reset next */
-						v[(size_t)st->rq[i].slot * ncpu + (size_t)st->rq[i].cpu] = (int)i;
+						v[(size_t)st->rq[i].slot * ncpu +
+						  (size_t)st->rq[i].cpu] = (int)i;
 			} else {
 				for (i = st->slot_nslots * ncpu; i < n; i++)
 					v[i] = -1;
@@ -179,7 +184,8 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 	q->slot = idx;
 	q->parent = q->first_child = q->next_sib = q->first_task = q->next_reached = -1;
 	/* the group's rqs stay in CPU order: its sums run in CPU order */
-	for (pp = &st->g_first[idx]; *pp >= 0 && st->rq[*pp].cpu < cpu; pp = &st->rq[*pp].next_of_cg)
+	for (pp = &st->g_first[idx]; *pp >= 0 && st->rq[*pp].cpu < cpu;
+	     pp = &st->rq[*pp].next_of_cg)
 		;
 	q->next_of_cg = *pp;
 	*pp = i;

@@ -236,4 +236,3 @@ void sim_task_release_mem(struct sim *s, struct sim_task *t)
 		t->huge_pages = 0;
 	}
 }
-

@@ -75,8 +75,8 @@ void sim_memcg_anon_record(struct sim *s, struct sim_task *t, struct sim_cg *cg,
 /* Charges pages of kind to t's memcg the kernel's way; *ret_cg the cgroup charged,
  * *ret_done the pages charged. 0, -EAGAIN (wait for writeback), -ENOMEM (refused
  * under oom_kill_disable), -ESRCH (t killed) or another -errno. */
-int sim_memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kind,
-		     uint64_t pages, struct sim_cg **ret_cg, uint64_t *ret_done);
+int sim_memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kind, uint64_t pages,
+		     struct sim_cg **ret_cg, uint64_t *ret_done);
 /* Makes room for n more pages in RAM (global reclaim, then OOM); false when even
  * OOM could not. t: the task asking (NULL: none). */
 bool sim_mem_make_room(struct sim *s, uint64_t n, struct sim_task *t);

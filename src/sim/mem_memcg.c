@@ -75,7 +75,6 @@ void sim_memcg_anon_record(struct sim *s, struct sim_task *t, struct sim_cg *cg,
 	sim_memcg_add(cg, (int64_t)n);
 }
 
-
 /* memory.swappiness of cg (60 when unreadable). */
 static unsigned cg_swappiness(struct sim *s, struct sim_cg *cg)
 {
@@ -187,8 +186,8 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 	left = top->reclaim_tree;
 	if (left > 0 && !s->act_on)
 		sim_act_start(s); /* without room for it, the walk follows the LRU */
-	for (f = s->act_on ? s->act.head : s->lru.head; f != SIM_NO_FRAME && done < want &&
-	     left > 0; f = next) {
+	for (f = s->act_on ? s->act.head : s->lru.head;
+	     f != SIM_NO_FRAME && done < want && left > 0; f = next) {
 		struct sim_frame *fr = sim_fr(s, f);
 
 		next = s->act_on ? sim_act_link(s, f)->next : fr->lru.next;
@@ -262,7 +261,7 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 
 #define MEMCG_CHARGE_BATCH 64 /* the kernel's per-CPU charge batch */
 #define MAX_RECLAIM_RETRIES 16
-#define RECLAIM_BATCH 32      /* SWAP_CLUSTER_MAX: what memcg reclaim asks for */
+#define RECLAIM_BATCH 32 /* SWAP_CLUSTER_MAX: what memcg reclaim asks for */
 
 /* One kernel charge of n pages (a page fault: n = 1; a page-cache folio: n up to 64)
  * below a margin of 64, the kernel's try_charge_memcg: the batch attempt (64 pages,
@@ -352,8 +351,8 @@ static int fault_charge(struct sim *s, struct sim_task *t, struct sim_cg *cg,
  * them on success; on failure anon pages charged stay booked on t, page cache is the
  * caller's to return. Returns 0 or fault_charge's error. *ret_cg is the cgroup
  * charged (NULL without a memory hierarchy). */
-int sim_memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kind,
-			uint64_t pages, struct sim_cg **ret_cg, uint64_t *ret_done)
+int sim_memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kind, uint64_t pages,
+		     struct sim_cg **ret_cg, uint64_t *ret_done)
 {
 	struct sim_hier *mh = sim_mem_hier(s);
 	struct sim_cg *cg;
@@ -410,8 +409,7 @@ int sim_memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kind,
 
 /* Global reclaim's vmpressure: v1 reports it for the root memcg only (shrink_node's
  * target is the root; the per-memcg reports are cgroup2's). */
-static void global_vmpressure(struct sim *s, uint64_t scanned, uint64_t reclaimed,
-			      bool fell_short)
+static void global_vmpressure(struct sim *s, uint64_t scanned, uint64_t reclaimed, bool fell_short)
 {
 	struct sim_hier *mh = sim_mem_hier(s);
 
@@ -429,7 +427,8 @@ bool sim_mem_make_room(struct sim *s, uint64_t n, struct sim_task *t)
 	 * here (evictions and OOM kills only lower usage), so it is not asked again */
 	bool soft = false, soft_known = false;
 
-	if (t && s->anon_used + s->cache_used + n > s->mem_pages) /* direct reclaim: cpuset fmeter */
+	if (t &&
+	    s->anon_used + s->cache_used + n > s->mem_pages) /* direct reclaim: cpuset fmeter */
 		ucg_cpuset_memory_pressure_bump(sim_task_ucg(s, t, UCG_SS_cpuset),
 						(uint64_t)(s->now / SIM_SEC));
 	while (s->anon_used + s->cache_used + n > s->mem_pages) {
@@ -464,7 +463,8 @@ bool sim_mem_make_room(struct sim *s, uint64_t n, struct sim_task *t)
 				break;
 			}
 			for (cg = fr->memcg; cg; cg = cg->parent)
-				if (cg->soft_limit != UINT64_MAX && (uint64_t)cg->mem_pages > cg->soft_limit)
+				if (cg->soft_limit != UINT64_MAX &&
+				    (uint64_t)cg->mem_pages > cg->soft_limit)
 					break;
 			if (cg) {
 				victim = f;

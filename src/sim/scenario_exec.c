@@ -135,10 +135,10 @@ static int ex_mount(struct sim *s, struct sim_cmd *c)
 	ucg_buf_init(&b);
 	ucg_hierarchy_format_controllers(h, &b);
 	for (p = b.data ? b.data : ""; *p;) {
-		static const char *const names[SIM_SS_NR] = {
-			"cpu", "cpuacct", "cpuset", "memory", "blkio", "freezer",
-			"net_cls", "net_prio", "hugetlb", "pids"
-		};
+		static const char *const names[SIM_SS_NR] = { "cpu",     "cpuacct",  "cpuset",
+							      "memory",  "blkio",    "freezer",
+							      "net_cls", "net_prio", "hugetlb",
+							      "pids" };
 		size_t len = strcspn(p, ",");
 		int k;
 
@@ -601,8 +601,7 @@ static int ex_notify(struct sim *s, struct sim_cmd *c)
 
 	if (r < 0)
 		return r;
-	r = ucg_event_register(s->e, hi->h, path, c->argc > 2 ? c->argv[2] : "",
-			       (uint64_t)c->line);
+	r = ucg_event_register(s->e, hi->h, path, c->argc > 2 ? c->argv[2] : "", (uint64_t)c->line);
 	if (r < 0)
 		return sim_fail(s, c->line, r, "notify: %s", c->argv[1]);
 	return 0;

@@ -12,35 +12,35 @@
 /* The verbs, one list: X(ID, name, least and most arguments (words after the verb),
  * parse-time check in scenario_parse.c or NULL, action in scenario_exec.c, how many
  * leading arguments are NAME/path words compiled at load). */
-#define SIM_VERBS(X)                                                    \
-	X(MOUNT, "mount", 3, 3, ck_mount, ex_mount, 0)                  \
-	X(MKDIR, "mkdir", 1, 1, NULL, ex_mkdir, 1)                      \
-	X(RMDIR, "rmdir", 1, 1, NULL, ex_rmdir, 1)                      \
-	X(MV, "mv", 2, 2, NULL, ex_mv, 2)                               \
-	X(ECHO, "echo", 2, SIM_SCN_MAX_WORDS, ck_echo, ex_echo, 0)      \
-	X(CAT, "cat", 1, 1, NULL, ex_cat, 1)                            \
-	X(TC, "tc", 1, SIM_SCN_MAX_WORDS, NULL, ex_tc, 0)               \
-	X(CPUS, "cpus", 1, 1, ck_cpus, ex_cpus, 0)                      \
-	X(MEMORY, "memory", 1, 1, ck_memory, ex_memory, 0)              \
-	X(SET, "set", 2, 2, ck_set, ex_set, 0)                          \
-	X(DEVICE, "device", 2, 4, ck_device, ex_device, 0)              \
-	X(MD, "md", 2, 5, ck_md, ex_md, 0)                              \
-	X(FILE, "file", 2, 2, ck_file, ex_file, 0)                      \
-	X(IFACE, "iface", 1, 2, ck_iface, ex_iface, 0)                  \
-	X(SPAWN, "spawn", 1, 2, ck_spawn, ex_spawn, 0)                  \
-	X(FORK, "fork", 2, 2, NULL, ex_fork, 0)                         \
-	X(EXIT, "exit", 1, 1, NULL, ex_exit, 0)                         \
-	X(BUSY, "busy", 1, 2, ck_busy, ex_busy, 0)                      \
-	X(IDLE, "idle", 1, 1, NULL, ex_idle, 0)                         \
-	X(TASKSET, "taskset", 2, 2, ck_taskset, ex_taskset, 0)          \
-	X(ALLOC, "alloc", 2, 2, ck_alloc, ex_alloc, 0)                  \
-	X(FREE, "free", 2, 2, ck_alloc, ex_alloc, 0)                    \
-	X(HUGETLB, "hugetlb", 2, 2, ck_hugetlb, ex_hugetlb, 0)          \
-	X(WRITE, "write", 3, 4, ck_io, ex_io, 0)                        \
-	X(READ, "read", 3, 4, ck_io, ex_io, 0)                          \
-	X(FLOW, "flow", 3, 6, ck_flow, ex_flow, 0)                      \
-	X(NOTE, "note", 0, SIM_SCN_MAX_WORDS, NULL, ex_note, 0)         \
-	X(NOTIFY, "notify", 1, 2, NULL, ex_notify, 1)                   \
+#define SIM_VERBS(X)                                                                               \
+	X(MOUNT, "mount", 3, 3, ck_mount, ex_mount, 0)                                             \
+	X(MKDIR, "mkdir", 1, 1, NULL, ex_mkdir, 1)                                                 \
+	X(RMDIR, "rmdir", 1, 1, NULL, ex_rmdir, 1)                                                 \
+	X(MV, "mv", 2, 2, NULL, ex_mv, 2)                                                          \
+	X(ECHO, "echo", 2, SIM_SCN_MAX_WORDS, ck_echo, ex_echo, 0)                                 \
+	X(CAT, "cat", 1, 1, NULL, ex_cat, 1)                                                       \
+	X(TC, "tc", 1, SIM_SCN_MAX_WORDS, NULL, ex_tc, 0)                                          \
+	X(CPUS, "cpus", 1, 1, ck_cpus, ex_cpus, 0)                                                 \
+	X(MEMORY, "memory", 1, 1, ck_memory, ex_memory, 0)                                         \
+	X(SET, "set", 2, 2, ck_set, ex_set, 0)                                                     \
+	X(DEVICE, "device", 2, 4, ck_device, ex_device, 0)                                         \
+	X(MD, "md", 2, 5, ck_md, ex_md, 0)                                                         \
+	X(FILE, "file", 2, 2, ck_file, ex_file, 0)                                                 \
+	X(IFACE, "iface", 1, 2, ck_iface, ex_iface, 0)                                             \
+	X(SPAWN, "spawn", 1, 2, ck_spawn, ex_spawn, 0)                                             \
+	X(FORK, "fork", 2, 2, NULL, ex_fork, 0)                                                    \
+	X(EXIT, "exit", 1, 1, NULL, ex_exit, 0)                                                    \
+	X(BUSY, "busy", 1, 2, ck_busy, ex_busy, 0)                                                 \
+	X(IDLE, "idle", 1, 1, NULL, ex_idle, 0)                                                    \
+	X(TASKSET, "taskset", 2, 2, ck_taskset, ex_taskset, 0)                                     \
+	X(ALLOC, "alloc", 2, 2, ck_alloc, ex_alloc, 0)                                             \
+	X(FREE, "free", 2, 2, ck_alloc, ex_alloc, 0)                                               \
+	X(HUGETLB, "hugetlb", 2, 2, ck_hugetlb, ex_hugetlb, 0)                                     \
+	X(WRITE, "write", 3, 4, ck_io, ex_io, 0)                                                   \
+	X(READ, "read", 3, 4, ck_io, ex_io, 0)                                                     \
+	X(FLOW, "flow", 3, 6, ck_flow, ex_flow, 0)                                                 \
+	X(NOTE, "note", 0, SIM_SCN_MAX_WORDS, NULL, ex_note, 0)                                    \
+	X(NOTIFY, "notify", 1, 2, NULL, ex_notify, 1)                                              \
 	X(EVENTS, "events", 0, 0, NULL, ex_events, 0)
 
 #define SIM_VERB_ID(id, name, min, max, check, exec, npaths) SIM_VERB_##id,

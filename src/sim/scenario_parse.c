@@ -75,10 +75,26 @@ int sim_parse_size(const char *p, uint64_t *ret)
 	if (errno)
 		return -EINVAL;
 	switch (*end) {
-	case 'k': case 'K': mult = 1ull << 10; end++; break;
-	case 'm': case 'M': mult = 1ull << 20; end++; break;
-	case 'g': case 'G': mult = 1ull << 30; end++; break;
-	case 't': case 'T': mult = 1ull << 40; end++; break;
+	case 'k':
+	case 'K':
+		mult = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ull << 30;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		mult = 1ull << 40;
+		end++;
+		break;
 	default: break;
 	}
 	if (*end == 'B' || *end == 'b')
@@ -105,9 +121,21 @@ int sim_parse_rate(const char *p, uint64_t *ret)
 		if (errno)
 			return -EINVAL;
 		switch (*end) {
-		case 'k': case 'K': mult = 1000; end++; break;
-		case 'm': case 'M': mult = 1000000; end++; break;
-		case 'g': case 'G': mult = 1000000000; end++; break;
+		case 'k':
+		case 'K':
+			mult = 1000;
+			end++;
+			break;
+		case 'm':
+		case 'M':
+			mult = 1000000;
+			end++;
+			break;
+		case 'g':
+		case 'G':
+			mult = 1000000000;
+			end++;
+			break;
 		default: break;
 		}
 		if (strcmp(end, "bit") || (v && mult > UINT64_MAX / v))
@@ -468,7 +496,7 @@ static int ck_flow(int argc, char **argv, char *why, size_t n)
 	return 0;
 }
 
-#define PARSE_VERB(id, name, min, max, check, exec, npaths) \
+#define PARSE_VERB(id, name, min, max, check, exec, npaths)                                        \
 	[SIM_VERB_##id] = { name, min, max, check, npaths },
 static const struct verb verbs[] = { SIM_VERBS(PARSE_VERB) };
 #undef PARSE_VERB

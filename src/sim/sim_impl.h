@@ -91,7 +91,7 @@ struct sim_cg {
 	int64_t mem_pages, mem_peak;     /* pages charged here (anon + cache) */
 	int64_t cache_local;             /* page-cache pages charged to this cgroup itself */
 	int64_t cache_tree;              /* ... to it or a descendant, removed ones too */
-	int64_t reclaim_tree;            /* of those, what memcg reclaim acts on (mem_pagecache.c) */
+	int64_t reclaim_tree;            /* of those, what memcg reclaim takes */
 	int64_t unclean_tree;            /* ... dirty or under writeback, while dirty_on */
 	uint64_t mem_refused, oom_kills;
 	uint64_t io_bytes[SIM_MAX_DEV][2]; /* [dev][0 read, 1 write] */
@@ -343,7 +343,7 @@ struct sim {
 	struct sim_event_src cpu_ev;
 	uint64_t cpu_gen;
 	int64_t idle_ns;
-	void *cpu_state;         /* struct cpu_state (cpu_impl.h), kept across updates */
+	void *cpu_state; /* struct cpu_state (cpu_impl.h), kept across updates */
 	/* Tests: cpu_full makes every recompute a full one, from scratch: every
 	 * runnable task gathered afresh, every runqueue rebuilt, every CPU shared again
 	 * (the result must not change; cpu.c recomputes only what changed, and skips
