@@ -2,6 +2,7 @@
 #include "fs/kenforce.h"
 
 #include "base/alloc.h"
+#include "host/bpf_obs.h"
 #include "host/cgv2.h"
 #include "host/v2obs.h"
 
@@ -13,6 +14,7 @@
 struct ucgfs_kenforce {
 	struct ucg_cgv2 *b; /* NULL: policy only */
 	struct ucg_v2obs *o;
+	struct ucg_bpfobs *bo; /* devices, net_cls; registered before o, so it runs first */
 	char why[384]; /* why policy only */
 };
 
@@ -49,13 +51,18 @@ struct ucgfs_kenforce *ucgfs_kenforce_start(struct ucg_engine *e)
 		k->b = NULL;
 		goto policy;
 	}
-	r = ucg_v2obs_new(e, k->b, log_line, NULL, &k->o);
+	r = ucg_bpfobs_new(e, k->b, log_line, NULL, &k->bo);
+	if (r == 0)
+		r = ucg_v2obs_new(e, k->b, log_line, NULL, &k->o);
 	if (r < 0) {
+		ucg_bpfobs_free(k->bo);
+		k->bo = NULL;
 		snprintf(k->why, sizeof(k->why), "policy only: observer: %s", strerror(-r));
 		ucg_cgv2_close(k->b, 0);
 		k->b = NULL;
 		goto policy;
 	}
+	ucg_bpfobs_bind(k->bo, k->o);
 	fprintf(stderr, "ucg: enforce through %s\n", ucg_cgv2_describe(k->b));
 	return k;
 policy:
@@ -99,8 +106,12 @@ void ucgfs_kenforce_stats(const struct ucgfs_kenforce *k, struct ucg_buf *out)
 	for (i = 0; i < UCG_V2_NR_CTRL; i++)
 		if (ctrl & (1u << i))
 			ucg_buf_printf(out, " %s", ucg_v2_ctrl_name[i]);
-	ucg_buf_puts(out, " freezer membership\n");
+	ucg_buf_puts(out, " freezer membership");
+	if (ucg_bpfobs_active(k->bo))
+		ucg_buf_puts(out, " devices net_cls");
+	ucg_buf_puts(out, "\n");
 	ucg_v2obs_describe(k->o, out);
+	ucg_bpfobs_describe(k->bo, out);
 }
 
 void ucgfs_kenforce_stop(struct ucgfs_kenforce *k)
@@ -108,6 +119,7 @@ void ucgfs_kenforce_stop(struct ucgfs_kenforce *k)
 	if (!k)
 		return;
 	ucg_v2obs_free(k->o);
+	ucg_bpfobs_free(k->bo);
 	ucg_cgv2_close(k->b, 0);
 	ucg_free(k);
 }

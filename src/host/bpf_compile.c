@@ -6,19 +6,26 @@
  *     w2 = ctx->access_type; w3 = w2 & 0xffff; w2 >>= 16     type in w3, access in w2
  *     w4 = ctx->major; w5 = ctx->minor
  *     per exception, in list order (each block falls through to the next):
- *         if w3 != TYPE goto next            (left out when TYPE covers b and c)
- *         if w4 != MAJOR goto next           (left out for '*')
- *         if w5 != MINOR goto next           (left out for '*')
- *       allow-all mode (a denial, partial match):
- *         if !(w2 & ACC) goto next; r0 = 0; exit     (block left out when ACC is 0)
+ *         w6 = w3; w6 ^= TYPE; if w6 != 0 goto next  (left out when TYPE is b and c)
+ *         w6 = w4; w6 ^= MAJOR; if w6 != 0 goto next (left out for '*')
+ *         w6 = w5; w6 ^= MINOR; if w6 != 0 goto next (left out for '*')
+ *       allow-all mode (a denial, partial match; block left out when ACC is 0):
+ *         w6 = w2; w6 &= ACC; if w6 == 0 goto next; r0 = 0; exit
  *       deny-all mode (a grant, full match):
- *         if w2 & ~ACC goto next; r0 = 1; exit
+ *         w6 = w2; w6 &= ~ACC; if w6 != 0 goto next; r0 = 1; exit
  *     r0 = allow-all ? 1 : 0; exit
  *
+ * Why compare a computed w6 and not w4 itself: a compare teaches the verifier the
+ * value of what it reads on one path (w4 == MAJOR after the fall-through; a plain
+ * copy w6 = w4 is linked to w4 and teaches the same), so the paths meeting at `next`
+ * would differ and the verifier would walk the rest once per path: 18,182
+ * instructions processed for a 608-instruction program of 100 rules (Linux 6.18).
+ * w6 after an ALU operation is a new value, dead at `next`; the states there are
+ * equal and pruned, and the walk is linear (2,303 for 100 rules, 23,003 for 1,000).
+ *
  * Order does not change the verdict (any matching denial denies; any covering grant
- * allows), so the list order is kept only to make programs comparable. Seven
- * instructions per exception at most; the verifier walks the program once (no
- * back-edges), so even thousands of rules load in microseconds.
+ * allows), so the list order is kept only to make programs comparable. Fourteen
+ * instructions per exception at most.
  */
 #include "host/bpf_compile.h"
 
@@ -45,8 +52,8 @@ static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off,
 #define AND32_IMM(dst, imm) insn(BPF_ALU | BPF_AND | BPF_K, dst, 0, 0, imm)
 #define RSH32_IMM(dst, imm) insn(BPF_ALU | BPF_RSH | BPF_K, dst, 0, 0, imm)
 #define JNE32_IMM(dst, imm, off) insn(BPF_JMP32 | BPF_JNE | BPF_K, dst, 0, off, imm)
-#define JSET32_IMM(dst, imm, off) insn(BPF_JMP32 | BPF_JSET | BPF_K, dst, 0, off, imm)
-#define JA(off) insn(BPF_JMP | BPF_JA, 0, 0, off, 0)
+#define XOR32_IMM(dst, imm) insn(BPF_ALU | BPF_XOR | BPF_K, dst, 0, 0, imm)
+#define JEQ32_IMM(dst, imm, off) insn(BPF_JMP32 | BPF_JEQ | BPF_K, dst, 0, off, imm)
 #define EXIT() insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 
 int ucg_bpf_devices_trivial(const struct ucg_devrules *r)
@@ -54,37 +61,52 @@ int ucg_bpf_devices_trivial(const struct ucg_devrules *r)
 	return r->behavior == UCG_DEV_DEFAULT_ALLOW && r->n == 0;
 }
 
-/* The block of one exception into blk (7 slots); returns its length, 0 if it can
+/* The block of one exception into blk (14 slots); returns its length, 0 if it can
  * never decide anything. */
 static int rule_block(const struct ucg_dev_rule *ex, int allow_all, struct bpf_insn *blk)
 {
 	const unsigned both = UCG_DEV_BLOCK | UCG_DEV_CHAR;
 	unsigned type = ex->type & UCG_DEV_ALL ? both : ex->type & both;
-	int n = 0, tests = 0, i;
+	int n = 0, tests = 0, jne[3], i;
 	int t_type = type != both, t_maj = ex->major != UCG_DEV_ANY,
 	    t_min = ex->minor != UCG_DEV_ANY;
 
 	if (!type || (allow_all && !(ex->access & UCG_DEV_ACC_ALL)))
 		return 0; /* matches no device, or denies no access */
-	/* the compares jump to the block's end; their offsets are fixed below */
-	if (t_type)
-		blk[n++] = JNE32_IMM(BPF_REG_3, (int32_t)type, 0);
-	if (t_maj)
-		blk[n++] = JNE32_IMM(BPF_REG_4, (int32_t)ex->major, 0);
-	if (t_min)
-		blk[n++] = JNE32_IMM(BPF_REG_5, (int32_t)ex->minor, 0);
-	tests = n;
+	/* each compare reads a copy in w6, so the verifier's refinement of the copy
+	 * dies at the block's end and the states of both paths prune there; the
+	 * compares jump to the block's end, their offsets fixed below */
+	if (t_type) {
+		blk[n++] = MOV32_REG(BPF_REG_6, BPF_REG_3);
+		blk[n++] = XOR32_IMM(BPF_REG_6, (int32_t)type);
+		jne[tests++] = n;
+		blk[n++] = JNE32_IMM(BPF_REG_6, 0, 0);
+	}
+	if (t_maj) {
+		blk[n++] = MOV32_REG(BPF_REG_6, BPF_REG_4);
+		blk[n++] = XOR32_IMM(BPF_REG_6, (int32_t)ex->major);
+		jne[tests++] = n;
+		blk[n++] = JNE32_IMM(BPF_REG_6, 0, 0);
+	}
+	if (t_min) {
+		blk[n++] = MOV32_REG(BPF_REG_6, BPF_REG_5);
+		blk[n++] = XOR32_IMM(BPF_REG_6, (int32_t)ex->minor);
+		jne[tests++] = n;
+		blk[n++] = JNE32_IMM(BPF_REG_6, 0, 0);
+	}
+	blk[n++] = MOV32_REG(BPF_REG_6, BPF_REG_2);
 	if (allow_all) {
-		blk[n++] = JSET32_IMM(BPF_REG_2, (int32_t)(ex->access & UCG_DEV_ACC_ALL), 1);
-		blk[n++] = JA(2);
+		blk[n++] = AND32_IMM(BPF_REG_6, (int32_t)(ex->access & UCG_DEV_ACC_ALL));
+		blk[n++] = JEQ32_IMM(BPF_REG_6, 0, 2);
 		blk[n++] = MOV64_IMM(BPF_REG_0, 0);
 	} else {
-		blk[n++] = JSET32_IMM(BPF_REG_2, (int32_t)(~ex->access & UCG_DEV_ACC_ALL), 2);
+		blk[n++] = AND32_IMM(BPF_REG_6, (int32_t)(~ex->access & UCG_DEV_ACC_ALL));
+		blk[n++] = JNE32_IMM(BPF_REG_6, 0, 2);
 		blk[n++] = MOV64_IMM(BPF_REG_0, 1);
 	}
 	blk[n++] = EXIT();
 	for (i = 0; i < tests; i++)
-		blk[i].off = (int16_t)(n - i - 1);
+		blk[jne[i]].off = (int16_t)(n - jne[i] - 1);
 	return n;
 }
 
@@ -99,7 +121,7 @@ int ucg_bpf_devices_compile(const struct ucg_devrules *r, struct bpf_insn *out, 
 		LDX_W(BPF_REG_4, BPF_REG_1, offsetof(struct bpf_cgroup_dev_ctx, major)),
 		LDX_W(BPF_REG_5, BPF_REG_1, offsetof(struct bpf_cgroup_dev_ctx, minor)),
 	};
-	struct bpf_insn blk[7];
+	struct bpf_insn blk[14];
 	size_t n = 0, i;
 	int k, len;
 

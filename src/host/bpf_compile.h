@@ -29,7 +29,7 @@
 #include "controllers/devices_rules.h"
 
 /* Instructions a device program of n exceptions needs at most. */
-#define UCG_BPF_DEV_INSNS(n) (8 + 7 * (size_t)(n))
+#define UCG_BPF_DEV_INSNS(n) (8 + 14 * (size_t)(n))
 
 /* Whether r allows every access (allow-all, no exceptions): no program is needed. */
 int ucg_bpf_devices_trivial(const struct ucg_devrules *r);

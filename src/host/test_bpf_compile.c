@@ -38,10 +38,10 @@ static int64_t run(const struct bpf_insn *prog, int len, void *ctx, size_t ctxle
 		case BPF_ALU | BPF_MOV | BPF_K: r[i->dst_reg] = imm; break;
 		case BPF_ALU64 | BPF_MOV | BPF_K: r[i->dst_reg] = (uint64_t)(int64_t)i->imm; break;
 		case BPF_ALU | BPF_AND | BPF_K: r[i->dst_reg] = d32 & imm; break;
+		case BPF_ALU | BPF_XOR | BPF_K: r[i->dst_reg] = d32 ^ imm; break;
 		case BPF_ALU | BPF_RSH | BPF_K: r[i->dst_reg] = d32 >> (imm & 31); break;
 		case BPF_JMP32 | BPF_JNE | BPF_K: jump = d32 != imm; break;
-		case BPF_JMP32 | BPF_JSET | BPF_K: jump = (d32 & imm) != 0; break;
-		case BPF_JMP | BPF_JA: jump = 1; break;
+		case BPF_JMP32 | BPF_JEQ | BPF_K: jump = d32 == imm; break;
 		case BPF_JMP | BPF_EXIT: return (int64_t)r[0];
 		default: return -1;
 		}

@@ -9,6 +9,7 @@
 #include "host/bpf_load.h"
 
 #include "harness.h"
+#include "host/test_bpf_worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,50 +22,6 @@
 static char dir[256];
 static int cg_fd = -1;
 static pid_t worker;
-static int to_w[2], from_w[2];
-
-/* The worker: for each command byte, 'o' answers the errnos of open(2) of /dev/null
- * and /dev/zero (0: opened), 's' the SO_PRIORITY of a new UDP socket. */
-static void worker_loop(void)
-{
-	char c;
-
-	while (read(to_w[0], &c, 1) == 1) {
-		int r[2] = { 0, 0 };
-
-		if (c == 'o') {
-			const char *dev[2] = { "/dev/null", "/dev/zero" };
-
-			for (int i = 0; i < 2; i++) {
-				int fd = open(dev[i], O_RDONLY);
-
-				r[i] = fd < 0 ? errno : 0;
-				if (fd >= 0)
-					close(fd);
-			}
-		} else {
-			int s = socket(AF_INET, SOCK_DGRAM, 0);
-			socklen_t len = sizeof(r[0]);
-
-			r[0] = -1;
-			if (s >= 0) {
-				getsockopt(s, SOL_SOCKET, SO_PRIORITY, &r[0], &len);
-				close(s);
-			}
-		}
-		if (write(from_w[1], r, sizeof(r)) != sizeof(r))
-			break;
-	}
-	_exit(0);
-}
-
-static int ask(char c, int r[2])
-{
-	if (write(to_w[1], &c, 1) != 1)
-		return -1;
-	return read(from_w[0], r, 2 * sizeof(int)) == (ssize_t)(2 * sizeof(int)) ? 0 : -1;
-}
-
 /* The scratch cgroup with the worker in it; a reason string when not possible. */
 static const char *setup(void)
 {
@@ -81,16 +38,9 @@ static const char *setup(void)
 		return "no writable cgroup2 mount";
 	}
 	cg_fd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (pipe(to_w) || pipe(from_w))
-		return "pipe";
-	worker = fork();
-	if (worker == 0) {
-		close(to_w[1]);
-		close(from_w[0]);
-		worker_loop();
-	}
-	close(to_w[0]);
-	close(from_w[1]);
+	worker = worker_start();
+	if (worker < 0)
+		return "no worker";
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
 	snprintf(num, sizeof(num), "%d", (int)worker);
 	fd = open(procs, O_WRONLY);
@@ -102,13 +52,8 @@ static const char *setup(void)
 
 static void teardown(void)
 {
-	int status;
-
-	if (worker > 0) {
-		close(to_w[1]); /* the worker's read sees EOF and it exits */
-		waitpid(worker, &status, 0);
-		close(from_w[0]);
-	}
+	if (worker > 0)
+		worker_stop(worker);
 	if (cg_fd >= 0)
 		close(cg_fd);
 	if (dir[0] && rmdir(dir) != 0)
@@ -202,6 +147,38 @@ static void test_classid(void)
 	close(p);
 }
 
+/* 1,000 exceptions load: the verifier's walk stays linear (bpf_compile.c says why;
+ * a quadratic walk passes its limit of 1,000,000 instructions near 750 rules) */
+static void test_many_rules(void)
+{
+	struct ucg_dev_rule rule = { UCG_DEV_ALL, UCG_DEV_ANY, UCG_DEV_ANY, UCG_DEV_ACC_ALL };
+	struct bpf_insn *prog = malloc(UCG_BPF_DEV_INSNS(1000) * sizeof(*prog));
+	struct ucg_devrules r;
+	int n, fd, i;
+
+	if (skip_reason)
+		T_SKIP(skip_reason);
+	ucg_devrules_init(&r);
+	ucg_devrules_write(&r, NULL, UCG_DEV_FILE_DENY, &rule, NULL);
+	for (i = 0; i < 1000; i++) {
+		rule = (struct ucg_dev_rule){ UCG_DEV_CHAR, 200, (uint32_t)i, UCG_DEV_ACC_READ };
+		T_EQ_INT(ucg_devrules_write(&r, NULL, UCG_DEV_FILE_ALLOW, &rule, NULL), 0);
+	}
+	n = ucg_bpf_devices_compile(&r, prog, UCG_BPF_DEV_INSNS(1000));
+	T_CHECK(n > 1000);
+	fd = ucg_bpf_prog_load(BPF_PROG_TYPE_CGROUP_DEVICE, 0, prog, (size_t)n, NULL, 0);
+	if (fd == -EPERM) {
+		ucg_devrules_fini(&r);
+		free(prog);
+		T_SKIP("bpf(2) BPF_PROG_LOAD not permitted here");
+	}
+	T_CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	ucg_devrules_fini(&r);
+	free(prog);
+}
+
 int main(void)
 {
 	int rc;
@@ -209,6 +186,7 @@ int main(void)
 	skip_reason = setup();
 	T_RUN(test_devices);
 	T_RUN(test_classid);
+	T_RUN(test_many_rules);
 	rc = t_done();
 	teardown();
 	return rc;

@@ -19,7 +19,18 @@
 #include <unistd.h>
 
 /* the layout's slots, priority order */
-enum { SL_MEMORY, SL_PIDS, SL_IO, SL_CPU, SL_CPUSET, SL_HUGETLB, SL_FREEZER, NR_SLOTS };
+enum {
+	SL_MEMORY,
+	SL_PIDS,
+	SL_IO,
+	SL_CPU,
+	SL_CPUSET,
+	SL_HUGETLB,
+	SL_FREEZER,
+	SL_DEVICES,
+	SL_NET_CLS,
+	NR_SLOTS
+};
 
 static const struct {
 	const char *name; /* in the layout's .ucg.NAME: levels */
@@ -33,6 +44,9 @@ static const struct {
 	[SL_CPUSET] = { "cpuset", UCG_SS_cpuset, UCG_V2_CPUSET },
 	[SL_HUGETLB] = { "hugetlb", UCG_SS_hugetlb, UCG_V2_HUGETLB },
 	[SL_FREEZER] = { "freezer", UCG_SS_freezer, -1 },
+	/* a leaf holds one devices and one net_cls cgroup: its BPF programs' (bpf_obs.h) */
+	[SL_DEVICES] = { "devices", UCG_SS_devices, -1 },
+	[SL_NET_CLS] = { "net_cls", UCG_SS_net_cls, -1 },
 };
 
 struct freezing {
@@ -121,6 +135,12 @@ static int leaf_of(struct ucg_v2obs *o, int tid, const struct ucg_cgroup *to, ch
 	}
 	e = ucg_cgv2_leaf_path(names, p, NR_SLOTS, out, size);
 	return e < 0 ? e : 0;
+}
+
+int ucg_v2obs_leaf(struct ucg_v2obs *o, int tid, const struct ucg_cgroup *to, char *out,
+		   size_t size)
+{
+	return leaf_of(o, tid, to, out, size);
 }
 
 /* is hierarchy h one whose membership the layout follows? */

@@ -19,8 +19,9 @@
  *                (ucg_v2obs_poll).
  *
  * Enforced hierarchies, in the layout's priority order: those bound to memory, pids,
- * blkio (io), cpu, cpuset, hugetlb whose v2 controller the subtree has, and freezer
- * (cgroup.freeze needs no controller). Call everything with the engine lock held.
+ * blkio (io), cpu, cpuset, hugetlb whose v2 controller the subtree has, then freezer
+ * (cgroup.freeze needs no controller), devices and net_cls (BPF programs on the
+ * leaves, host/bpf_obs.h). Call everything with the engine lock held.
  */
 #ifndef UCG_HOST_V2OBS_H
 #define UCG_HOST_V2OBS_H
@@ -42,6 +43,10 @@ void ucg_v2obs_free(struct ucg_v2obs *o);
 /* The provider's freeze_task through v2. 0 when handled; -ENOENT when tid is not in
  * its leaf (the caller falls back to signals). */
 int ucg_v2obs_freeze_task(struct ucg_v2obs *o, int tid, int freeze);
+/* The leaf (relative to the subtree) process tid is in, or would be in once moved to
+ * cgroup to (NULL: where it is now). 0 or -errno. */
+int ucg_v2obs_leaf(struct ucg_v2obs *o, int tid, const struct ucg_cgroup *to, char *out,
+		   size_t size);
 /* Reports tasks whose leaf is now frozen. Returns 1 while some are still freezing. */
 int ucg_v2obs_poll(struct ucg_v2obs *o);
 /* After a restart (and the state file's restore): every process found in a leaf of
