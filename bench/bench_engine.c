@@ -11,6 +11,7 @@
  *   lookup_depth64     getattr of a file 64 cgroups deep
  *   fork_exit          a task forked into a non-root cgroup, exited and reaped
  *   css_set_bytes      memory of one css_set naming 4 non-root cgroups
+ *   scale.*            a million cgroups in one directory (bench_engine_scale.c)
  */
 #include "engine/css_set.h"
 #include "engine/task.h"
@@ -362,11 +363,14 @@ static void kernel_figures(void)
 	rmdir(mnt);
 }
 
+void scale_figures(void);
+
 int main(void)
 {
 	engine_figures();
 	observer_figures();
 	css_set_figure();
 	kernel_figures();
+	scale_figures(); /* last: a million cgroups' heap would slow the kernel's forks */
 	return 0;
 }

@@ -19,8 +19,10 @@ struct ucg_hnode {
 
 struct ucg_htable {
 	struct ucg_hnode **buckets;
-	size_t nbuckets; /* a power of two, 0 before the first insert */
-	size_t count;
+	/* 32 bits each: every cgroup embeds a table of its children, and a million
+	 * cgroups are the scale the engine is measured at (bench_engine's scale.*). */
+	uint32_t nbuckets; /* a power of two, 0 before the first insert */
+	uint32_t count;
 };
 
 typedef int (*ucg_hmatch_fn)(const struct ucg_hnode *node, const void *key);

@@ -49,10 +49,7 @@ int memcg_oom_control_write(struct ucg_of *of, uint64_t v)
 	return 0;
 }
 
-#define REG_EACH(reg, cg)                                                                    \
-	for (struct ucg_list *p_ = (cg)->events.next;                                         \
-	     p_ != &(cg)->events && ((reg) = ucg_container_of(p_, struct ucg_event_reg, cg_node)); \
-	     p_ = p_->next)
+#define REG_EACH(reg, cg) for ((reg) = (cg)->events; (reg); (reg) = (reg)->cg_next)
 
 /* Usage changed in m: every threshold of m and its ancestors that usage crossed,
  * upward or downward since the last check, signals once (reg->state: usage was at or

@@ -90,21 +90,37 @@ int ucg_cgroup_find_file(const struct ucg_cgroup *cg, const char *name, size_t l
 	return -1;
 }
 
-static int alloc_file_attrs(struct ucg_cgroup *cg, uint32_t uid, uint32_t gid)
+struct ucg_file_attr ucg_cgroup_file_attr(const struct ucg_cgroup *cg, int idx)
+{
+	struct ucg_file_attr a;
+
+	if (cg->file_attrs)
+		return cg->file_attrs[idx];
+	a.mode = ucg_cgroup_files(cg, &(int){ 0 })[idx].cft->mode;
+	a.uid = cg->file_uid;
+	a.gid = cg->file_gid;
+	return a;
+}
+
+struct ucg_file_attr *ucg_cgroup_file_attr_mut(struct ucg_cgroup *cg, int idx)
 {
 	int n, i;
-	const struct ucg_dirfile *f = ucg_cgroup_files(cg, &n);
-	struct ucg_file_attr *a = ucg_calloc((size_t)n, sizeof(*a));
+	const struct ucg_dirfile *f;
+	struct ucg_file_attr *a;
 
+	if (cg->file_attrs)
+		return &cg->file_attrs[idx];
+	f = ucg_cgroup_files(cg, &n);
+	a = ucg_calloc((size_t)n, sizeof(*a));
 	if (!a)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < n; i++) {
 		a[i].mode = f[i].cft->mode;
-		a[i].uid = uid;
-		a[i].gid = gid;
+		a[i].uid = cg->file_uid;
+		a[i].gid = cg->file_gid;
 	}
 	cg->file_attrs = a;
-	return 0;
+	return &a[idx];
 }
 
 void ucg_cgroup_css_destroy(struct ucg_cgroup *cg, uint32_t mask)
@@ -170,24 +186,30 @@ unwind:
 	return r;
 }
 
-static struct ucg_cgroup *cgroup_alloc(struct ucg_hierarchy *h, const char *name, size_t len)
+/* The css row of a child of a controller-less hierarchy: never written (see types.h). */
+static struct ucg_css *const no_css[UCG_SUBSYS_COUNT];
+
+/* One block: the cgroup, its css row when it needs one, then its name. A million
+ * cgroups are a million blocks, so what is not in the block is a malloc and a page
+ * touched per mkdir (bench_engine's scale.* figures). */
+static struct ucg_cgroup *cgroup_alloc(struct ucg_hierarchy *h, const char *name, size_t len,
+				       int is_root)
 {
-	struct ucg_cgroup *cg = ucg_calloc(1, sizeof(*cg));
+	size_t row = is_root || h->ss_mask ? sizeof(struct ucg_css *) * UCG_SUBSYS_COUNT : 0;
+	struct ucg_cgroup *cg = ucg_calloc(1, sizeof(*cg) + row + len + 1);
 
 	if (!cg)
 		return NULL;
-	cg->name = ucg_strndup(name, len);
-	if (!cg->name) {
-		ucg_free(cg);
-		return NULL;
-	}
-	cg->name_len = len;
+	cg->css = row ? (struct ucg_css **)(cg + 1) : (struct ucg_css **)no_css;
+	cg->name = (char *)(cg + 1) + row;
+	memcpy(cg->name, name, len);
+	cg->name_inline = 1;
+	cg->name_len = (uint32_t)len;
 	cg->h = h;
 	cg->serial = ++h->e->serial;
 	ucg_list_init(&cg->children);
 	ucg_list_init(&cg->sibling);
 	ucg_list_init(&cg->cset_links);
-	ucg_list_init(&cg->events);
 	ucg_htable_init(&cg->child_names);
 	cg->refcnt = 1;
 	h->refcnt++;
@@ -201,10 +223,12 @@ static void cgroup_free(struct ucg_cgroup *cg)
 
 	ucg_event_cgroup_removed(cg); /* a root at hierarchy teardown */
 	ucg_observer_cgroup_fini(cg);
-	ucg_cgroup_css_destroy(cg, h->ss_mask);
+	/* Every css it has: the hierarchy's mask may have changed since (a remount). */
+	ucg_cgroup_css_destroy(cg, (1u << UCG_SUBSYS_COUNT) - 1);
 	ucg_htable_fini(&cg->child_names);
 	ucg_free(cg->file_attrs);
-	ucg_free(cg->name);
+	if (!cg->name_inline)
+		ucg_free(cg->name);
 	ucg_free(cg);
 	if (parent)
 		ucg_cgroup_put(parent);
@@ -213,15 +237,12 @@ static void cgroup_free(struct ucg_cgroup *cg)
 
 int ucg_cgroup_new_root(struct ucg_hierarchy *h, struct ucg_cgroup **ret)
 {
-	struct ucg_cgroup *cg = cgroup_alloc(h, "", 0);
+	struct ucg_cgroup *cg = cgroup_alloc(h, "", 0, 1);
 	int r;
 
 	if (!cg)
 		return -ENOMEM;
 	cg->mode = 0555;
-	r = alloc_file_attrs(cg, 0, 0);
-	if (r < 0)
-		goto fail;
 	r = ucg_cgroup_css_create(cg, h->ss_mask);
 	if (r < 0)
 		goto fail;
@@ -244,9 +265,7 @@ int ucg_cgroup_create(struct ucg_cgroup *parent, const char *name, size_t len, u
 	struct ucg_cgroup *cg;
 	int r;
 
-	if (ucg_cgroup_find_child(parent, name, len) || ucg_cgroup_find_file(parent, name, len) >= 0)
-		return -EEXIST;
-	cg = cgroup_alloc(h, name, len);
+	cg = cgroup_alloc(h, name, len, 0);
 	if (!cg)
 		return -ENOMEM;
 	cg->parent = parent;
@@ -256,9 +275,8 @@ int ucg_cgroup_create(struct ucg_cgroup *parent, const char *name, size_t len, u
 	/* Copied once, at creation (docs/kernel/core.md §3.3). */
 	cg->notify_on_release = parent->notify_on_release;
 	cg->clone_children = parent->clone_children;
-	r = alloc_file_attrs(cg, uid, gid);
-	if (r < 0)
-		goto fail;
+	cg->file_uid = uid;
+	cg->file_gid = gid;
 	r = ucg_htable_reserve(&parent->child_names);
 	if (r == 0)
 		r = ucg_htable_reserve(&h->by_serial);
@@ -347,9 +365,11 @@ int ucg_cgroup_rename(struct ucg_cgroup *cg, const char *name, size_t len)
 	(void)r;
 	old = cg->name;
 	cg->name = copy;
-	cg->name_len = len;
+	cg->name_len = (uint32_t)len;
 	UCG_OBSERVE(cg->h->e, cgroup_renamed, cg, old);
-	ucg_free(old);
+	if (!cg->name_inline)
+		ucg_free(old);
+	cg->name_inline = 0;
 	return 0;
 }
 

@@ -7,8 +7,9 @@
 /* The root of a new hierarchy (mode 0555, root-owned), with a css for every
  * controller in h->ss_mask. */
 int ucg_cgroup_new_root(struct ucg_hierarchy *h, struct ucg_cgroup **ret);
-/* mkdir without the permission and name checks (done by the file API): a new child
- * owned by uid:gid, inheriting the flags the kernel copies. */
+/* mkdir without the permission and name checks (done by the file API, which has made
+ * sure no child or file is called name): a new child owned by uid:gid, inheriting the
+ * flags the kernel copies. */
 int ucg_cgroup_create(struct ucg_cgroup *parent, const char *name, size_t len, uint32_t mode,
 		      uint32_t uid, uint32_t gid, struct ucg_cgroup **ret);
 /* rmdir without permission checks: -EBUSY with live tasks or children. */
@@ -31,6 +32,11 @@ int ucg_cgroup_is_root(const struct ucg_cgroup *cg);
 
 /* The control files of cg's directory (the hierarchy's table for roots or children). */
 const struct ucg_dirfile *ucg_cgroup_files(const struct ucg_cgroup *cg, int *ret_n);
+/* Mode and owner of cg's file idx. */
+struct ucg_file_attr ucg_cgroup_file_attr(const struct ucg_cgroup *cg, int idx);
+/* The same, writable (chmod, chown): gives cg its own table first; NULL if that fails
+ * for memory. */
+struct ucg_file_attr *ucg_cgroup_file_attr_mut(struct ucg_cgroup *cg, int idx);
 /* Index of the file called name in cg's directory, or -1. */
 int ucg_cgroup_find_file(const struct ucg_cgroup *cg, const char *name, size_t len);
 

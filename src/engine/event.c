@@ -78,17 +78,17 @@ void ucg_event_signal(struct ucg_event_reg *reg, uint64_t n)
 void ucg_event_cgroup_removed(struct ucg_cgroup *cg)
 {
 	struct ucg_engine *e = cg->h->e;
-	struct ucg_list *p, *tmp;
+	struct ucg_event_reg *reg, *next;
 
-	ucg_list_for_each_safe(p, tmp, &cg->events) {
-		struct ucg_event_reg *reg = ucg_container_of(p, struct ucg_event_reg, cg_node);
-
-		ucg_list_del(&reg->cg_node);
+	for (reg = cg->events; reg; reg = next) {
+		next = reg->cg_next;
+		reg->cg_next = NULL;
 		reg->final = 1;
 		reg->cg = NULL;
 		e->nr_event_regs--;
 		queue(e, reg, 1); /* "the event is going away" */
 	}
+	cg->events = NULL;
 }
 
 int ucg_event_next(struct ucg_engine *e, struct ucg_event *ret)
@@ -133,8 +133,9 @@ static int register_on(struct ucg_engine *e, struct ucg_cgroup *cg, int fi, cons
 	cft = files[fi].cft;
 	/* the kernel's file_permission(cfile, MAY_READ) */
 	if (cred) {
-		r = ucg_perm_check(cred, cg->file_attrs[fi].mode, cg->file_attrs[fi].uid,
-				   cg->file_attrs[fi].gid, 0, UCG_MAY_READ);
+		struct ucg_file_attr a = ucg_cgroup_file_attr(cg, fi);
+
+		r = ucg_perm_check(cred, a.mode, a.uid, a.gid, 0, UCG_MAY_READ);
 		if (r < 0)
 			return r;
 	}
@@ -160,7 +161,13 @@ static int register_on(struct ucg_engine *e, struct ucg_cgroup *cg, int fi, cons
 		ucg_free(reg);
 		return r;
 	}
-	ucg_list_add_tail(&cg->events, &reg->cg_node);
+	{
+		struct ucg_event_reg **tail = &cg->events;
+
+		while (*tail)
+			tail = &(*tail)->cg_next;
+		*tail = reg;
+	}
 	e->nr_event_regs++;
 	return 0;
 }

@@ -14,7 +14,7 @@
 #include "engine/types.h"
 
 struct ucg_event_reg {
-	struct ucg_list cg_node;   /* in cg->events while registered */
+	struct ucg_event_reg *cg_next; /* in cg->events while registered */
 	struct ucg_list pend_node; /* in e->events_pending while queued */
 	struct ucg_cgroup *cg;     /* NULL once ended */
 	const struct ucg_cftype *cft; /* the control file it watches */

@@ -208,10 +208,12 @@ static void stat_dir(const struct ucg_cgroup *cg, struct ucg_stat *st)
 
 static void stat_file(const struct ucg_cgroup *cg, int idx, struct ucg_stat *st)
 {
+	struct ucg_file_attr a = ucg_cgroup_file_attr(cg, idx);
+
 	st->ino = file_ino(cg, idx);
-	st->mode = S_IFREG | cg->file_attrs[idx].mode;
-	st->uid = cg->file_attrs[idx].uid;
-	st->gid = cg->file_attrs[idx].gid;
+	st->mode = S_IFREG | a.mode;
+	st->uid = a.uid;
+	st->gid = a.gid;
 	st->nlink = 1;
 }
 
@@ -307,6 +309,7 @@ static int open_file(struct ucg_engine *e, struct ucg_hierarchy *h, const char *
 		     const struct ucg_cred *cred, struct ucg_file *f)
 {
 	struct target t;
+	struct ucg_file_attr a;
 	const struct ucg_dirfile *df;
 	int r, n, want = 0, acc = flags & O_ACCMODE;
 
@@ -321,8 +324,8 @@ static int open_file(struct ucg_engine *e, struct ucg_hierarchy *h, const char *
 		want |= UCG_MAY_READ;
 	if (acc == O_WRONLY || acc == O_RDWR)
 		want |= UCG_MAY_WRITE;
-	r = ucg_perm_check(cred, t.cg->file_attrs[t.file].mode, t.cg->file_attrs[t.file].uid,
-			   t.cg->file_attrs[t.file].gid, 0, want);
+	a = ucg_cgroup_file_attr(t.cg, t.file);
+	r = ucg_perm_check(cred, a.mode, a.uid, a.gid, 0, want);
 	if (r < 0)
 		return r;
 	df = &ucg_cgroup_files(t.cg, &n)[t.file];
@@ -708,11 +711,18 @@ int ucg_fs_chmod(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path
 		m = &t.cg->mode;
 		owner = t.cg->uid;
 	} else {
-		m = &t.cg->file_attrs[t.file].mode;
-		owner = t.cg->file_attrs[t.file].uid;
+		owner = ucg_cgroup_file_attr(t.cg, t.file).uid;
+		m = NULL;
 	}
 	if (cred->fsuid != owner && !(cred->caps & UCG_CAP_FOWNER))
 		return -EPERM;
+	if (!m) {
+		struct ucg_file_attr *a = ucg_cgroup_file_attr_mut(t.cg, t.file);
+
+		if (!a)
+			return -ENOMEM;
+		m = &a->mode;
+	}
 	*m = mode & 07777;
 	UCG_OBSERVE(e, cgroup_attr_changed, t.cg, t.file);
 	return 0;
@@ -732,9 +742,15 @@ int ucg_fs_chown(struct ucg_engine *e, struct ucg_hierarchy *h, const char *path
 		pg = &t.cg->gid;
 		pm = &t.cg->mode;
 	} else {
-		pu = &t.cg->file_attrs[t.file].uid;
-		pg = &t.cg->file_attrs[t.file].gid;
-		pm = &t.cg->file_attrs[t.file].mode;
+		/* Its own table before the checks, so a refusal below changes nothing
+		 * anyone can see (the copy holds the same values). */
+		struct ucg_file_attr *a = ucg_cgroup_file_attr_mut(t.cg, t.file);
+
+		if (!a)
+			return -ENOMEM;
+		pu = &a->uid;
+		pg = &a->gid;
+		pm = &a->mode;
 	}
 	/* chown_ok / chgrp_ok: a uid change needs CAP_CHOWN; the owner may change the group
 	 * to one of its own groups. */

@@ -374,7 +374,7 @@ static int carry_root_attrs(struct ucg_cgroup *root, const struct ucg_dirfile *o
 		a[i].gid = root->gid;
 		for (j = 0; j < nold; j++)
 			if (!strcmp(old[j].name, nf[i].name))
-				a[i] = root->file_attrs[j];
+				a[i] = ucg_cgroup_file_attr(root, j);
 	}
 	*ret = a;
 	return 0;

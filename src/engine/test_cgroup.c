@@ -359,6 +359,51 @@ static void test_delegation(void)
 	ucg_engine_free(e);
 }
 
+/* A file's mode and owner are its own from the first chmod/chown: the directory's
+ * chown and a sibling file's chmod leave it as created (the table is kept only once a
+ * file differs, so this is where a shared default would show). */
+static void test_file_attrs_are_per_file(void)
+{
+	struct ucg_engine *e = fx_engine();
+	struct ucg_hierarchy *h = fx_mount(e, "cpu");
+	struct ucg_cred root = ucg_cred_root(), user = ucg_cred_user(1001, 100);
+	struct ucg_stat st;
+
+	T_EQ_INT(ucg_fs_mkdir(e, h, "/u", 0755, &user), -EACCES);
+	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
+	T_EQ_INT(ucg_fs_chown(e, h, "/a", 1001, 100, &root), 0);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/a/cpu.shares", &root, &st), 0);
+	T_EQ_INT(st.uid, 0);
+	T_EQ_INT(st.mode, S_IFREG | 0644);
+	/* refused: nothing changes */
+	T_EQ_INT(ucg_fs_chmod(e, h, "/a/cpu.shares", 0600, &user), -EPERM);
+	T_EQ_INT(ucg_fs_chown(e, h, "/a/tasks", 1001, (uint32_t)-1, &user), -EPERM);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/a/tasks", &root, &st), 0);
+	T_EQ_INT(st.uid, 0);
+	T_EQ_INT(ucg_fs_chmod(e, h, "/a/cpu.shares", 0600, &root), 0);
+	T_EQ_INT(ucg_fs_chown(e, h, "/a/tasks", 1001, 100, &root), 0);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/a/cpu.shares", &root, &st), 0);
+	T_EQ_INT(st.mode, S_IFREG | 0600);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/a/tasks", &root, &st), 0);
+	T_EQ_INT(st.uid, 1001);
+	T_EQ_INT(st.mode, S_IFREG | 0644);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/a/cgroup.procs", &root, &st), 0);
+	T_EQ_INT(st.uid, 0);
+	T_EQ_INT(st.mode, S_IFREG | 0644);
+	/* a sibling made by the user after delegation: the user's files */
+	T_EQ_INT(ucg_fs_mkdir(e, h, "/a/b", 0755, &user), 0);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/a/b/cpu.shares", &root, &st), 0);
+	T_EQ_INT(st.uid, 1001);
+	T_EQ_INT(st.gid, 100);
+	/* a rename keeps them; the name moves out of the cgroup's block */
+	T_EQ_INT(ucg_fs_rename(e, h, "/a/b", "/a/a-much-longer-name-than-before", &user), 0);
+	T_EQ_INT(ucg_fs_getattr(e, h, "/a/a-much-longer-name-than-before/tasks", &root, &st), 0);
+	T_EQ_INT(st.uid, 1001);
+	T_EQ_INT(ucg_fs_rename(e, h, "/a/a-much-longer-name-than-before", "/a/c", &user), 0);
+	T_EQ_INT(ucg_fs_rmdir(e, h, "/a/c", &user), 0);
+	ucg_engine_free(e);
+}
+
 static void test_search_permission(void)
 {
 	struct ucg_engine *e = fx_engine();
@@ -432,6 +477,7 @@ int main(void)
 	T_RUN(test_other_entry_ops);
 	T_RUN(test_removed_cgroup_files);
 	T_RUN(test_delegation);
+	T_RUN(test_file_attrs_are_per_file);
 	T_RUN(test_search_permission);
 	T_RUN(test_ino_path);
 	return t_done();

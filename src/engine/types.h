@@ -76,29 +76,40 @@ struct ucg_hierarchy {
 struct ucg_cgroup {
 	struct ucg_hierarchy *h;
 	struct ucg_cgroup *parent; /* NULL for the root */
-	char *name;                /* "" for the root */
-	size_t name_len;           /* strlen(name), kept for lookups */
+	char *name;                /* "" for the root; in the cgroup's own block until renamed */
 	uint64_t serial;           /* unique in the engine; inode numbers derive from it */
 	struct ucg_list sibling;   /* in parent->children, creation order */
 	struct ucg_list children;
 	struct ucg_hnode name_node; /* in parent->child_names */
 	struct ucg_hnode serial_node; /* in h->by_serial while live (not removed) */
 	struct ucg_htable child_names;
+	uint32_t name_len; /* strlen(name), kept for lookups */
 	int nr_children;
 	uint32_t mode, uid, gid; /* the directory's */
-	struct ucg_file_attr *file_attrs; /* parallel to the hierarchy's file table */
+	/* The files' owner until one is chown'ed: the creator's fsuid/fsgid. */
+	uint32_t file_uid, file_gid;
+	/* Parallel to the hierarchy's file table; NULL while every file still has its
+	 * table mode and the creator as owner (most cgroups, ever): ucg_cgroup_file_attr. */
+	struct ucg_file_attr *file_attrs;
 	unsigned notify_on_release : 1;
 	unsigned clone_children : 1;
 	unsigned removed : 1;
 	unsigned release_queued : 1;
 	unsigned pins_parent : 1; /* holds a reference on a non-root parent */
+	unsigned name_inline : 1; /* name lives in this block, after the css slots */
 	/* References: the tree holds one until rmdir; each open file and a queued release
 	 * notification hold one. Freed when it drops to zero. */
 	int refcnt;
 	int nr_populated_csets; /* linked css_sets that have live tasks */
 	struct ucg_list cset_links; /* struct ucg_cset_link.cg_node */
-	struct ucg_css *css[UCG_SUBSYS_COUNT]; /* one per bound controller */
-	struct ucg_list events; /* struct ucg_event_reg.cg_node (engine/event.h) */
+	/* One slot per controller, UCG_SUBSYS_COUNT of them, in this block when the
+	 * hierarchy had controllers at creation (and always for a root, which a remount may
+	 * rebind); a child of a controller-less hierarchy points at one shared empty row,
+	 * read-only (such a hierarchy never gains controllers while it has children). */
+	struct ucg_css **css;
+	/* struct ucg_event_reg.cg_next (engine/event.h), in registration order: one
+	 * pointer, since registrations only ever leave all at once, with the cgroup. */
+	struct ucg_event_reg *events;
 	/* Observers' own pointers (ucg_cgroup_priv), UCG_MAX_OBSERVERS of them; NULL until
 	 * an observer first hangs something here, so a cgroup nobody watches pays 8 bytes. */
 	void **priv;

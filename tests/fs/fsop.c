@@ -6,6 +6,7 @@
  *   fsop writefd PATH DATA... (open once, one write(2) per DATA)
  *   fsop rmread FILE DIR     (open FILE, rmdir DIR, then read FILE)
  *   fsop stat PATH           (prints "MODE UID GID NLINK SIZE")
+ *   fsop mkrm PATH N         (N pairs of mkdir PATH, rmdir PATH; stops at the first error)
  *
  * Prints "OK" or the errno's name (EEXIST, ...), exits 0 either way (2 on usage).
  */
@@ -91,6 +92,14 @@ int main(int argc, char **argv)
 		i = (int)read(fd, buf, sizeof(buf));
 		close(fd);
 		return report(i);
+	}
+	if (!strcmp(op, "mkrm") && argc >= 4) {
+		long n = strtol(argv[3], NULL, 10);
+
+		for (; n > 0; n--)
+			if (mkdir(argv[2], 0755) < 0 || rmdir(argv[2]) < 0)
+				return report(-1);
+		return report(0);
 	}
 	if (!strcmp(op, "stat")) {
 		struct stat st;
