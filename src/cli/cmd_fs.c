@@ -1,9 +1,10 @@
-/* cli/cmd_fs.c — the filesystem commands: daemon, mount, umount, proc, cgroups.
+/* cli/cmd_fs.c — the filesystem commands: mount, umount, proc, cgroups.
  *
- * Everything but `daemon` is a client of the daemon's control socket (fs/ctl.h);
- * `mount` starts a daemon when none answers. Errors print as
- * "ucg: CMD: OBJECT: <strerror>" with exit status 32 for mount/umount (like
- * mount(8)) and 1 otherwise.
+ * Each is a client of the daemon's control socket (fs/ctl.h); `mount` starts a daemon
+ * when none answers (cli/cmd_daemon.c). Errors end with a line
+ * "ucg: CMD: OBJECT: <strerror>" (any kernel-log detail comes on the line before),
+ * with exit status 32 for mount/umount (like mount(8)) and 1 otherwise; a usage
+ * mistake prints the usage and exits 2.
  */
 #include "cli/commands.h"
 #include "cli/fs_client.h"
@@ -86,66 +87,10 @@ void ucg_fs_clear_stale(const char *dir)
 			break;
 }
 
-static int daemon_running(void)
-{
-	struct ucg_buf out;
-	int r;
-
-	ucg_buf_init(&out);
-	r = ucgfs_ctl_request(1, (const char *const[]){ "ping" }, &out);
-	ucg_buf_fini(&out);
-	return r > 0;
-}
-
-int ucg_fs_ensure_daemon(void)
-{
-	int pfd[2], status, null;
-	char c;
-	pid_t pid;
-	ssize_t n;
-
-	if (daemon_running())
-		return 0;
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		char log[PATH_MAX];
-
-		close(pfd[0]);
-		setsid();
-		if (fork() != 0)
-			_exit(0);
-		mkdir(ucgfs_ctl_runtime_dir(), 0755);
-		null = open("/dev/null", O_RDWR);
-		if (null >= 0)
-			dup2(null, 0);
-		if (ucgfs_ctl_path(log, sizeof(log), "daemon.log") == 0) {
-			int lf = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-
-			if (lf >= 0) {
-				dup2(lf, 1);
-				dup2(lf, 2);
-			}
-		}
-		if (chdir("/") < 0)
-			_exit(1);
-		_exit(ucgfs_daemon_run(pfd[1]) < 0 ? 1 : 0);
-	}
-	close(pfd[1]);
-	waitpid(pid, &status, 0);
-	n = read(pfd[0], &c, 1);
-	close(pfd[0]);
-	if (n != 1)
-		return -EIO;
-	return c ? -(int)(unsigned char)c : 0;
-}
-
+/* The kernel-log detail first, then "ucg: CMD: OBJ: <strerror>": the last line of
+ * every error ends with the errno's text. */
 static int fail(const char *cmd, const char *obj, int r, const struct ucg_buf *detail, int code)
 {
-	fprintf(stderr, "ucg: %s: %s: %s\n", cmd, obj, strerror(-r));
 	if (detail && detail->len) {
 		size_t l = detail->len;
 
@@ -154,6 +99,7 @@ static int fail(const char *cmd, const char *obj, int r, const struct ucg_buf *d
 		if (l)
 			fprintf(stderr, "ucg: %s: %.*s\n", cmd, (int)l, detail->data);
 	}
+	fprintf(stderr, "ucg: %s: %s: %s\n", cmd, obj, strerror(-r));
 	return code;
 }
 
@@ -175,7 +121,7 @@ int ucg_fs_do_mount(const char *name, const char *dir, const char *opts, int qui
 		if (r == -ENOENT || r == -ECONNREFUSED)
 			r = -EINVAL; /* nothing of ours is mounted there */
 	} else {
-		r = ucg_fs_ensure_daemon();
+		r = ucg_fs_ensure_daemon("mount");
 		if (r == 0)
 			r = ucgfs_ctl_request(4, (const char *const[]){ "mount", name, real, data },
 					      &out);
@@ -209,31 +155,6 @@ int ucg_fs_do_umount(const char *dir, int quiet)
 		code = quiet ? 32 : fail("umount", dir, r, NULL, 32);
 	ucg_buf_fini(&out);
 	return code;
-}
-
-int cmd_daemon(int argc, char **argv)
-{
-	int r;
-
-	/* --cache: files served from the kernel's cache (fs/ll_ops.c), as UCG_FUSE_CACHE=1
-	 * does; and a release agent or anything else it runs sees the same setting. */
-	/* --no-enforce: policy only, nothing through cgroup v2 (fs/kenforce.h) */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cache")) {
-			setenv("UCG_FUSE_CACHE", "1", 1);
-		} else if (!strcmp(argv[i], "--no-enforce")) {
-			setenv("UCG_ENFORCE", "0", 1);
-		} else {
-			fprintf(stderr, "usage: ucg daemon [--cache] [--no-enforce]\n");
-			return 2;
-		}
-	}
-	r = ucgfs_daemon_run(-1);
-	if (r < 0) {
-		fprintf(stderr, "ucg: daemon: %s\n", strerror(-r));
-		return 1;
-	}
-	return 0;
 }
 
 int cmd_mount(int argc, char **argv)
@@ -285,70 +206,44 @@ int cmd_umount(int argc, char **argv)
 	return code;
 }
 
-static int simple_request(const char *cmd, int argc, const char *const *argv, const char *obj)
-{
-	struct ucg_buf out;
-	int r;
-
-	ucg_buf_init(&out);
-	r = ucgfs_ctl_request(argc, argv, &out);
-	if (r < 0) {
-		if (r == -ENOENT || r == -ECONNREFUSED) {
-			char sock[PATH_MAX];
-
-			ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
-			fprintf(stderr, "ucg: %s: no daemon: %s: %s\n", cmd, sock, strerror(-r));
-		} else {
-			fprintf(stderr, "ucg: %s: %s: %s\n", cmd, obj, strerror(-r));
-		}
-		ucg_buf_fini(&out);
-		return 1;
-	}
-	if (out.len)
-		fwrite(out.data, 1, out.len, stdout);
-	ucg_buf_fini(&out);
-	return 0;
-}
-
-int cmd_proc(int argc, char **argv)
+/* A pid as /proc names one: decimal digits, 1..INT_MAX. */
+static int parse_pid(const char *s)
 {
 	char *end;
+	long v;
 
-	if (argc < 2 || argc > 3 || strtol(argv[1], &end, 10) <= 0 || *end) {
+	if (*s < '0' || *s > '9')
+		return -ESRCH;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end || errno || v <= 0 || v > INT_MAX)
+		return -ESRCH;
+	return (int)v;
+}
+
+/* As cat /proc/PID/cgroup: a pid that names no process (0, -1, "abc") is ESRCH, the
+ * same answer as a pid that has exited. */
+int cmd_proc(int argc, char **argv)
+{
+	int i;
+
+	if (argc < 2 || argc > 3) {
 		fprintf(stderr, "usage: ucg proc PID [TID]\n");
 		return 2;
 	}
-	return simple_request("proc", argc, (const char *const[]){ "proc", argv[1], argc > 2 ? argv[2] : "0" },
-			      argv[1]);
+	for (i = 1; i < argc; i++)
+		if (parse_pid(argv[i]) < 0) {
+			fprintf(stderr, "ucg: proc: %s: %s\n", argv[i], strerror(ESRCH));
+			return 1;
+		}
+	return ucg_fs_request_print(
+		"proc", 3, (const char *const[]){ "proc", argv[1], argc > 2 ? argv[2] : "0" },
+		argv[1]);
 }
 
 int cmd_cgroups(int argc, char **argv)
 {
-	return simple_request("cgroups", 1, (const char *const[]){ "cgroups" }, "cgroups");
-}
-
-int cmd_fsstat(int argc, char **argv)
-{
-	const char *cmd = argc > 1 ? argv[1] : "stats";
-
-	if (strcmp(cmd, "stats") && strcmp(cmd, "stop") && strcmp(cmd, "ping") &&
-	    strcmp(cmd, "mounts")) {
-		fprintf(stderr, "usage: ucg ctl stats|mounts|ping|stop\n");
-		return 2;
-	}
-	if (!strcmp(cmd, "ping")) {
-		struct ucg_buf out;
-		int r;
-
-		ucg_buf_init(&out);
-		r = ucgfs_ctl_request(1, (const char *const[]){ "ping" }, &out);
-		ucg_buf_fini(&out);
-		if (r <= 0) {
-			fprintf(stderr, "ucg: ctl: ping: %s\n", strerror(r ? -r : ESRCH));
-			return 1;
-		}
-		printf("%d\n", r);
-		return 0;
-	}
-	return simple_request("ctl", 1, (const char *const[]){ cmd }, cmd);
+	(void)argc;
+	(void)argv;
+	return ucg_fs_request_print("cgroups", 1, (const char *const[]){ "cgroups" }, "cgroups");
 }

@@ -1,7 +1,7 @@
 /* cli/cmd_ls.c — `ucg ls [DIR]`: the cgroup trees under DIR, with process counts.
  *
  * DIR is a hierarchy's mount point (it has a cgroup.procs) or a directory of mount
- * points, such as the one `ucg up` fills (default /run/ucgroups/fs); symlinks (the
+ * points, such as the one `ucg up` fills (default /run/ucgroups-fs); symlinks (the
  * cpu -> cpu,cpuacct aliases) are skipped. It reads the filesystem like any tool
  * would, so it works on kernel cgroup mounts as well. Entries are sorted by name.
  */
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LS_ROOT_DEFAULT "/run/ucgroups/fs"
+#define LS_ROOT_DEFAULT "/run/ucgroups-fs"
 
 static int count_lines(const char *path)
 {

@@ -93,6 +93,19 @@ static int write_file(const char *path, const char *data, size_t len)
 	return ok ? 0 : -EIO;
 }
 
+/* The simulator's message (file:line: what), ending with the errno's text as every
+ * ucg error does. */
+static void print_err(const struct sim_err *err, int r)
+{
+	const char *text = strerror(-r);
+	size_t ml = strlen(err->msg), tl = strlen(text);
+
+	if (ml >= tl && !strcmp(err->msg + ml - tl, text))
+		fprintf(stderr, "%s\n", err->msg);
+	else
+		fprintf(stderr, "%s: %s\n", err->msg, text);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: ucg sim SCENARIO [--seed N] [--until TIME] "
@@ -133,12 +146,12 @@ static int run_one(const struct opts *o, const char *text, size_t len, enum sim_
 	}
 	r = sim_new(&cfg, &s);
 	if (r < 0) {
-		fprintf(stderr, "ucg sim: %s\n", strerror(-r));
+		fprintf(stderr, "ucg: sim: %s\n", strerror(-r));
 		return 1;
 	}
 	r = sim_load(s, o->scenario, text, len, &err);
 	if (r < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		print_err(&err, r);
 		sim_free(s);
 		return 2;
 	}
@@ -153,14 +166,14 @@ static int run_one(const struct opts *o, const char *text, size_t len, enum sim_
 	fflush(stdout);
 	ucg_buf_fini(&out);
 	if (r < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		print_err(&err, r);
 		status = 1;
 	}
 	if (attr)
 		sim_get_attribution(s, attr);
 	if (status == 0 && outputs && o->csv) {
 		if (mkdir(o->csv, 0755) < 0 && errno != EEXIST) {
-			fprintf(stderr, "ucg sim: %s: %s\n", o->csv, strerror(errno));
+			fprintf(stderr, "ucg: sim: %s: %s\n", o->csv, strerror(errno));
 			status = 1;
 		}
 		for (i = 0; status == 0 && i < sim_csv_count(s); i++) {
@@ -173,7 +186,7 @@ static int run_one(const struct opts *o, const char *text, size_t len, enum sim_
 			if (r == 0)
 				r = write_file(path, out.data ? out.data : "", out.len);
 			if (r < 0) {
-				fprintf(stderr, "ucg sim: %s: %s\n", path, strerror(-r));
+				fprintf(stderr, "ucg: sim: %s: %s\n", path, strerror(-r));
 				status = 1;
 			}
 			ucg_buf_fini(&out);
@@ -185,7 +198,7 @@ static int run_one(const struct opts *o, const char *text, size_t len, enum sim_
 		if (r == 0)
 			r = write_file(o->report, out.data ? out.data : "", out.len);
 		if (r < 0) {
-			fprintf(stderr, "ucg sim: %s: %s\n", o->report, strerror(-r));
+			fprintf(stderr, "ucg: sim: %s: %s\n", o->report, strerror(-r));
 			status = 1;
 		}
 		ucg_buf_fini(&out);
@@ -239,7 +252,7 @@ int cmd_sim(int argc, char **argv)
 		return usage();
 	text = read_file(o.scenario, &len);
 	if (!text) {
-		fprintf(stderr, "ucg sim: %s: %s\n", o.scenario, strerror(errno));
+		fprintf(stderr, "ucg: sim: %s: %s\n", o.scenario, strerror(errno));
 		return 2;
 	}
 	if (!o.all) {

@@ -1,12 +1,15 @@
 /* cli/cmd_up.c — `ucg up [ROOT]` and `ucg down [ROOT]`: the seed's default layout.
  *
- * up mounts, under ROOT (default /run/ucgroups/fs, never /sys/fs/cgroup), one
+ * up mounts, under ROOT (default /run/ucgroups-fs, never /sys/fs/cgroup), one
  * hierarchy per controller with cpu and cpuacct together ("cpu,cpuacct", plus the
  * symlinks cpu and cpuacct as on a systemd host), and name=systemd holding
  * user.slice/user-UID.slice/session-N.scope for every login session found on the host
  * (/proc/PID/loginuid and sessionid) and system.slice for every other user-space
  * process but PID 1. Kernel threads stay in the root, as on the kernel. down unmounts
  * every hierarchy mounted below ROOT and removes the directories up made.
+ *
+ * The default ROOT is beside the daemon's runtime directory (/run/ucgroups), not in
+ * it: that directory is private (0700), and the layout is for everyone to walk.
  */
 #include "cli/commands.h"
 #include "cli/fs_client.h"
@@ -25,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define UP_ROOT_DEFAULT "/run/ucgroups/fs"
+#define UP_ROOT_DEFAULT "/run/ucgroups-fs"
 
 /* snprintf for paths; an over-long result is cut and then fails at the syscall. */
 static void fmt(char *buf, size_t size, const char *f, ...) __attribute__((format(printf, 3, 4)));
@@ -158,7 +161,8 @@ int cmd_up(int argc, char **argv)
 		return 2;
 	}
 	if (!strncmp(root, "/sys/fs/cgroup", 14)) {
-		fprintf(stderr, "ucg: up: %s: refusing to shadow the kernel's cgroupfs\n", root);
+		fprintf(stderr, "ucg: up: %s: refusing to shadow the kernel's cgroupfs: %s\n", root,
+			strerror(EPERM));
 		return 2;
 	}
 	r = mkdir_p(root);
@@ -166,11 +170,9 @@ int cmd_up(int argc, char **argv)
 		fprintf(stderr, "ucg: up: %s: %s\n", root, strerror(r < 0 ? -r : errno));
 		return 1;
 	}
-	r = ucg_fs_ensure_daemon();
-	if (r < 0) {
-		fprintf(stderr, "ucg: up: daemon: %s\n", strerror(-r));
-		return 1;
-	}
+	r = ucg_fs_ensure_daemon("up");
+	if (r < 0)
+		return 1; /* said why */
 	ucg_buf_init(&out);
 	r = ucgfs_ctl_request(1, (const char *const[]){ "cgroups" }, &out);
 	if (r < 0 || !out.data) {
@@ -208,19 +210,15 @@ int cmd_up(int argc, char **argv)
 	return code;
 }
 
-int cmd_down(int argc, char **argv)
+/* Unmounts what `up` mounted under root and removes its directories. Exit status. */
+static int down(const char *root)
 {
-	const char *root = argc > 1 ? argv[1] : UP_ROOT_DEFAULT;
 	char real[PATH_MAX], path[PATH_MAX];
 	struct ucg_buf out;
 	char *line, *save = NULL;
 	size_t rl;
 	int r, code = 0;
 
-	if (argc > 2) {
-		fprintf(stderr, "usage: ucg down [ROOT]\n");
-		return 2;
-	}
 	if (!realpath(root, real)) {
 		fprintf(stderr, "ucg: down: %s: %s\n", root, strerror(errno));
 		return 1;
@@ -239,7 +237,7 @@ int cmd_down(int argc, char **argv)
 		if (!dir)
 			continue;
 		dir++;
-		end = strchr(dir, ' ');
+		end = strrchr(dir, ' '); /* "NAME DIR OPTIONS": DIR may hold spaces */
 		if (end)
 			*end = '\0';
 		if (!strncmp(dir, real, rl) && dir[rl] == '/') {
@@ -255,5 +253,29 @@ int cmd_down(int argc, char **argv)
 	fmt(path, sizeof(path), "%s/cpuacct", real);
 	unlink(path);
 	rmdir(real);
+	return code;
+}
+
+/* ucg down [--reset] [ROOT]. --reset: then stop the daemon (waiting for its exit and
+ * the end of every mount it still serves) and forget its saved state, so the next
+ * daemon starts with no hierarchies and mounts nothing back. */
+int cmd_down(int argc, char **argv)
+{
+	const char *root = UP_ROOT_DEFAULT;
+	int i, reset = 0, nroot = 0, code;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--reset")) {
+			reset = 1;
+		} else if (argv[i][0] != '-' && !nroot++) {
+			root = argv[i];
+		} else {
+			fprintf(stderr, "usage: ucg down [--reset] [ROOT]\n");
+			return 2;
+		}
+	}
+	code = access(root, F_OK) == 0 || !reset ? down(root) : 0;
+	if (reset && ucg_fs_stop_daemon("down: reset", 1, 1))
+		code = 1;
 	return code;
 }

@@ -1,6 +1,7 @@
 /* cli/ucg.c — the `ucg` entry point: dispatches to a subcommand, like ip(8) or git. */
 #include "cli/commands.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,14 +22,19 @@ struct command {
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "run the seed's shell session against an in-memory engine" },
 	{ "tc", cmd_tc, "traffic control on a model instance (tc grammar)" },
-	{ "daemon", FS_CMD(cmd_daemon), "daemon [--cache] [--no-enforce]: the filesystem daemon (foreground)" },
+	{ "daemon", FS_CMD(cmd_daemon),
+	  "daemon [--detach] [--pidfile FILE] [--cache] [--no-enforce]: the filesystem daemon" },
 	{ "mount", FS_CMD(cmd_mount), "mount [-o OPTIONS] NAME DIR: mount a hierarchy (FUSE)" },
 	{ "umount", FS_CMD(cmd_umount), "umount DIR: unmount a hierarchy" },
 	{ "proc", FS_CMD(cmd_proc), "proc PID: what /proc/PID/cgroup would show" },
 	{ "cgroups", FS_CMD(cmd_cgroups), "what /proc/cgroups would show" },
-	{ "up", FS_CMD(cmd_up), "up [ROOT]: mount the default layout (default /run/ucgroups/fs)" },
-	{ "down", FS_CMD(cmd_down), "down [ROOT]: unmount what `up` mounted" },
-	{ "ctl", FS_CMD(cmd_fsstat), "ctl stats|mounts|ping|stop: talk to the daemon" },
+	{ "up", FS_CMD(cmd_up), "up [ROOT]: mount the default layout (default /run/ucgroups-fs)" },
+	{ "down", FS_CMD(cmd_down),
+	  "down [--reset] [ROOT]: unmount what `up` mounted; --reset: stop the daemon, forget its "
+	  "state" },
+	{ "ctl", FS_CMD(cmd_fsstat),
+	  "ctl stats|mounts|ping|stop [--reset]: ping prints the daemon's pid; stop waits for its "
+	  "exit" },
 	{ "ls", cmd_ls, "ls [DIR]: the cgroup trees under DIR with process counts" },
 	{ "exec", FS_CMD(cmd_exec),
 	  "exec [-g CTRL:PATH]... CMD: run CMD in ucg's cgroups, in the v1 view" },
@@ -60,8 +66,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			if (!commands[i].run) {
-				fprintf(stderr, "ucg: %s: not built in (built without libfuse)\n",
-					argv[1]);
+				fprintf(stderr,
+					"ucg: %s: not built in (built without libfuse): %s\n",
+					argv[1], strerror(ENOSYS));
 				return 2;
 			}
 			return commands[i].run(argc - 1, argv + 1);

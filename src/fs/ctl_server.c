@@ -1,5 +1,11 @@
 /* fs/ctl_server.c — the daemon's side of the control protocol (fs/ctl.h): the
  * listening socket, and one request per connection, read, served and answered.
+ *
+ * Who may talk to it: the socket is created with mode 0600 (bound under a umask of
+ * 0177, so it never exists with a wider mode) in the private runtime directory
+ * (fs/setup.c), and each connection's peer credentials (SO_PEERCRED) are checked
+ * again: root and the daemon's own uid are served, anyone else gets EACCES, so a
+ * socket made reachable by hand (chmod) still controls nothing for them.
  */
 #include "fs/daemon_impl.h"
 
@@ -21,6 +27,17 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* Root, or the uid the daemon runs as. */
+static int peer_allowed(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || len != sizeof(cr))
+		return 0;
+	return cr.uid == 0 || cr.uid == geteuid();
+}
+
 void ucgfs_ctl_handle(struct daemon *d, int fd)
 {
 	char req[16384], *argv[8], *p;
@@ -32,6 +49,11 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	ucg_buf_init(&out);
+	if (!peer_allowed(fd)) {
+		r = -EACCES;
+		goto reply;
+	}
 	for (;;) {
 		ssize_t n = read(fd, req + len, sizeof(req) - 1 - len);
 
@@ -46,7 +68,6 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 	req[len] = '\0';
 	for (p = req; p < req + len && argc < 8; p += strlen(p) + 1)
 		argv[argc++] = p;
-	ucg_buf_init(&out);
 	if (argc < 1)
 		goto reply;
 	if (!strcmp(argv[0], "ping")) {
@@ -92,8 +113,10 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 		ucgfs_kenforce_stats(d->kenforce, &out);
 		ucgfs_unlock_checked(d);
 		r = 0;
-	} else if (!strcmp(argv[0], "stop")) {
+	} else if (!strcmp(argv[0], "stop") && (argc == 1 || !strcmp(argv[1], "reset"))) {
+		/* the client waits for the daemon's exit (its pid from ping) */
 		d->stop = 1;
+		d->reset = argc > 1;
 		r = 0;
 	}
 reply:
@@ -105,10 +128,12 @@ reply:
 	ucg_buf_fini(&out);
 }
 
-int ucgfs_ctl_listen(int *ret)
+int ucgfs_ctl_listen(int *ret, int *ret_stale)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, r;
+	struct stat st;
+	mode_t old;
+	int fd, r, stale = 0;
 
 	r = ucgfs_ctl_path(sa.sun_path, sizeof(sa.sun_path), "ctl.sock");
 	if (r < 0)
@@ -122,16 +147,25 @@ int ucgfs_ctl_listen(int *ret)
 		return -EADDRINUSE;
 	}
 	close(fd);
+	/* A socket nobody answers: its daemon died without removing it. */
+	if (lstat(sa.sun_path, &st) == 0 && S_ISSOCK(st.st_mode))
+		stale = 1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	unlink(sa.sun_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
+	/* The socket file is made by bind with 0777 & ~umask: bind under 0177 so it is
+	 * 0600 from its first moment (no chmod afterwards, no window). The daemon has no
+	 * other thread yet that could create a file meanwhile. */
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (r < 0 || listen(fd, 64) < 0) {
 		r = -errno;
 		close(fd);
 		return r;
 	}
-	chmod(sa.sun_path, 0600);
 	*ret = fd;
+	*ret_stale = stale;
 	return 0;
 }

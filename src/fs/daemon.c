@@ -16,12 +16,14 @@
 #include "fs/ctl.h"
 #include "fs/daemon_impl.h"
 #include "fs/events.h"
+#include "fs/setup.h"
 #include "fs/state.h"
 #include "fs/kenforce.h"
 #include "host/enforce.h"
 #include "host/host.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -76,22 +78,38 @@ static int cache_mode_wanted(void)
 	return env && (!strcmp(env, "1") || !strcmp(env, "on") || !strcmp(env, "yes"));
 }
 
-int ucgfs_daemon_run(int ready_fd)
+/* Notes where the setup failed, for the starter and the foreground command. */
+#define FAILED(o, ...) snprintf((o)->failed, sizeof((o)->failed), __VA_ARGS__)
+
+int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 {
 	struct ucg_engine_config cfg = { 0 };
 	struct daemon d;
 	struct timespec now;
 	long long next_reap_ms = 0, next_save_ms = 0, next_cpu_ms = 0;
-	int freezing = 0;
+	char sock[PATH_MAX];
+	int freezing = 0, stale = 0, pidfile_made = 0;
 	sigset_t mask;
 	int r;
 
 	memset(&d, 0, sizeof(d));
+	o->failed[0] = '\0';
 	d.cache = cache_mode_wanted();
 	pthread_mutex_init(&d.lock, NULL);
 	pthread_cond_init(&d.note_sent, NULL);
 	d.listen_fd = d.sig_fd = d.wake_fd = -1;
-	mkdir(ucgfs_ctl_runtime_dir(), 0755);
+	r = ucgfs_runtime_prepare(o->failed, sizeof(o->failed));
+	if (r < 0)
+		goto out;
+	if (o->log && (r = ucgfs_log_open()) < 0) {
+		FAILED(o, "log %s/daemon.log", ucgfs_ctl_runtime_dir());
+		goto out;
+	}
+	/* Hold no directory busy (a umount of it would fail) and read no terminal. */
+	if ((r = ucgfs_detach_stdio()) < 0) {
+		FAILED(o, "chdir / and stdin from /dev/null");
+		goto out;
+	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -103,31 +121,52 @@ int ucgfs_daemon_run(int ready_fd)
 	d.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d.sig_fd < 0 || d.wake_fd < 0) {
 		r = -errno;
+		FAILED(o, "signalfd/eventfd");
 		goto out;
 	}
 	r = ucg_host_new(&d.host);
-	if (r < 0)
+	if (r < 0) {
+		FAILED(o, "host process events (connector, taskstats)");
 		goto out;
+	}
 	r = ucg_enforce_new(&d.enforce);
-	if (r < 0)
+	if (r < 0) {
+		FAILED(o, "enforcement");
 		goto out;
+	}
 	cfg.provider = &ucgfs_provider_ops;
 	cfg.provider_ctx = &d;
 	cfg.nr_cpus = (unsigned)sysconf(_SC_NPROCESSORS_CONF);
 	cfg.nr_mems = (unsigned)ucg_enforce_nr_mems();
 	r = ucg_engine_new(&cfg, &d.e);
-	if (r < 0)
+	if (r < 0) {
+		FAILED(o, "engine");
 		goto out;
+	}
 	/* Before the tree is populated: every change after this is heard (fs/observer.c). */
 	r = ucg_observer_add(d.e, &ucgfs_observer_ops, &d);
-	if (r < 0)
+	if (r < 0) {
+		FAILED(o, "engine observer");
 		goto out;
+	}
 	r = ucg_host_populate(d.host, d.e);
-	if (r < 0)
+	if (r < 0) {
+		FAILED(o, "scanning /proc");
 		goto out;
-	r = ucgfs_ctl_listen(&d.listen_fd);
-	if (r < 0)
+	}
+	r = ucgfs_ctl_listen(&d.listen_fd, &stale);
+	if (r < 0) {
+		ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
+		if (r == -EADDRINUSE)
+			FAILED(o, "control socket %.400s: a daemon answers there", sock);
+		else
+			FAILED(o, "control socket %.400s", sock);
 		goto out;
+	}
+	fprintf(stderr, "ucg: daemon %d serving %s\n", (int)getpid(), ucgfs_ctl_runtime_dir());
+	if (stale)
+		fprintf(stderr, "ucg: daemon: the previous daemon did not stop cleanly (its "
+				"ctl.sock was left behind): restoring its state\n");
 	d.kenforce = ucgfs_kenforce_start(d.e); /* after the socket: one daemon per dir */
 	fprintf(stderr, "ucg: files served %s\n",
 		d.cache ? "from the kernel's cache (UCG_FUSE_CACHE=1: reads overlapping a change may "
@@ -140,12 +179,21 @@ int ucgfs_daemon_run(int ready_fd)
 	d.restoring = 0;
 	d.dirty = 1;
 	pthread_mutex_unlock(&d.lock);
-	if (ready_fd >= 0) {
-		if (write(ready_fd, "", 1) < 0) {
-			/* the starter gave up waiting */
+	if (o->pidfile) {
+		r = ucgfs_pidfile_write(o->pidfile);
+		if (r < 0) {
+			FAILED(o, "pidfile %s", o->pidfile);
+			pthread_mutex_lock(&d.lock);
+			d.restoring = 1; /* keep the state file as it is */
+			pthread_mutex_unlock(&d.lock);
+			ucgfs_unmount_all(&d);
+			goto out;
 		}
-		close(ready_fd);
+		pidfile_made = 1;
 	}
+	fflush(stderr);
+	ucgfs_ready_send(o->ready_fd, 0, NULL);
+	o->ready_fd = -1;
 	while (!d.stop) {
 		/* exits from taskstats too: a cached cgroup.procs must lose a reaped
 		 * child before its parent reads it (the connector tells only later) */
@@ -218,19 +266,27 @@ int ucgfs_daemon_run(int ready_fd)
 			next_save_ms = now.tv_sec * 1000 + now.tv_nsec / 1000000 + 200;
 		}
 	}
-	/* A clean stop keeps the state file as it was with every mount in place. */
-	save_state(&d);
+	/* A clean stop keeps the state file as it was with every mount in place;
+	 * a stop with reset forgets it (the next daemon starts with nothing). */
+	if (d.reset) {
+		ucgfs_state_forget();
+		fprintf(stderr, "ucg: daemon %d: saved state removed (stop reset)\n",
+			(int)getpid());
+	} else {
+		save_state(&d);
+	}
 	pthread_mutex_lock(&d.lock);
 	d.restoring = 1;
 	pthread_mutex_unlock(&d.lock);
 	ucgfs_unmount_all(&d);
+	if (d.reset)
+		ucgfs_state_forget(); /* nothing saved it meanwhile, but be sure */
+	fprintf(stderr, "ucg: daemon %d stopped\n", (int)getpid());
 	r = 0;
 out:
 	if (d.listen_fd >= 0) {
-		char path[108];
-
-		if (ucgfs_ctl_path(path, sizeof(path), "ctl.sock") == 0)
-			unlink(path);
+		if (ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock") == 0)
+			unlink(sock);
 		close(d.listen_fd);
 	}
 	ucgfs_kenforce_stop(d.kenforce);
@@ -242,13 +298,11 @@ out:
 		close(d.sig_fd);
 	if (d.wake_fd >= 0)
 		close(d.wake_fd);
-	if (ready_fd >= 0 && r < 0) {
-		char c = (char)(-r);
-
-		if (write(ready_fd, &c, 1) < 0) {
-			/* nobody to tell */
-		}
-		close(ready_fd);
+	if (pidfile_made)
+		ucgfs_pidfile_remove(o->pidfile);
+	if (r < 0) {
+		ucgfs_ready_send(o->ready_fd, r, o->failed);
+		o->ready_fd = -1;
 	}
 	return r;
 }

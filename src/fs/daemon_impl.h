@@ -6,6 +6,7 @@
  * before the kernels were told (fs/cached_content.c). The files:
  *
  *   daemon.c          ucgfs_daemon_run: setup, the main loop, the state file's timing
+ *   setup.c           runtime directory, log, pidfile, readiness pipe (fs/setup.h)
  *   ctl_server.c      the control socket and its requests (fs/ctl.h's protocol)
  *   mounts.c          the mount table: mount, umount, remount, one thread per session
  *   nodes.c           FUSE node ids to engine paths and attributes; the caller's creds
@@ -101,6 +102,7 @@ struct daemon {
 	struct mnt *mounts;
 	int listen_fd, sig_fd, wake_fd;
 	int stop;
+	int reset; /* the stop request asked to forget the saved state */
 	int dirty; /* the tree changed since the state file was written */
 	int restoring;
 	pthread_cond_t note_sent; /* some batch's pending count dropped */
@@ -236,8 +238,9 @@ extern const struct ucg_observer_ops ucgfs_observer_ops; /* context: the daemon 
 int ucgfs_drain(struct daemon *d);
 /* Runs the release agents of every queued notification (takes d->lock itself). */
 void ucgfs_run_releases(struct daemon *d);
-/* The control socket, listening; -EADDRINUSE when a daemon answers there already. */
-int ucgfs_ctl_listen(int *ret);
+/* The control socket, listening, created with mode 0600; -EADDRINUSE when a daemon
+ * answers there already. *ret_stale is 1 when a dead daemon's socket was replaced. */
+int ucgfs_ctl_listen(int *ret, int *ret_stale);
 /* Reads one request from connection fd, serves it and writes the reply. */
 void ucgfs_ctl_handle(struct daemon *d, int fd);
 

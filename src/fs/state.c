@@ -6,6 +6,7 @@
 #include "fs/ctl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,7 +191,7 @@ int ucgfs_state_save(struct ucg_engine *e, const struct ucgfs_state_mount *mount
 	struct ucg_buf out, opts;
 	struct ucg_hierarchy *h = NULL;
 	char path[4096], tmp[4096];
-	int idx = 0, i, r = 0;
+	int idx = 0, i, r = 0, fd;
 	FILE *f;
 
 	if ((r = ucgfs_ctl_path(path, sizeof(path), "state")) < 0 ||
@@ -225,9 +226,12 @@ int ucgfs_state_save(struct ucg_engine *e, const struct ucgfs_state_mount *mount
 	}
 	if ((r = ucg_buf_error(&out)) < 0)
 		goto out;
-	f = fopen(tmp, "we");
-	if (!f) {
+	/* O_NOFOLLOW: a symlink planted at state.tmp is refused, not written through. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		r = -errno;
+		if (fd >= 0)
+			close(fd);
 		goto out;
 	}
 	if (out.len && fwrite(out.data, 1, out.len, f) != out.len)
@@ -241,6 +245,16 @@ int ucgfs_state_save(struct ucg_engine *e, const struct ucgfs_state_mount *mount
 out:
 	ucg_buf_fini(&out);
 	return r;
+}
+
+void ucgfs_state_forget(void)
+{
+	char path[4096];
+
+	if (ucgfs_ctl_path(path, sizeof(path), "state") == 0)
+		unlink(path);
+	if (ucgfs_ctl_path(path, sizeof(path), "state.tmp") == 0)
+		unlink(path);
 }
 
 /* ---- restoring ------------------------------------------------------------------- */
@@ -273,7 +287,7 @@ int ucgfs_state_restore(struct ucg_engine *e, ucgfs_state_mount_fn mount_fn, voi
 	size_t cap = 0;
 	ssize_t len;
 	FILE *f;
-	int i;
+	int i, fd;
 	struct pending {
 		int idx;
 		char *name, *dir;
@@ -282,9 +296,14 @@ int ucgfs_state_restore(struct ucg_engine *e, ucgfs_state_mount_fn mount_fn, voi
 
 	if (ucgfs_ctl_path(path, sizeof(path), "state") < 0)
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
 	pthread_mutex_lock(lock);
 	while ((len = getline(&line, &cap, f)) > 0) {
 		char *fld[8], *save = NULL, *tok;

@@ -1,7 +1,8 @@
 /* fs/state.h — the daemon's saved state: tree, settings, ownership, membership.
  *
  * A text file, $UCG_RUNTIME_DIR/state, rewritten atomically (write a temporary file,
- * rename) whenever the tree changes. One record per line, fields separated by spaces,
+ * rename) whenever the tree changes; mode 0600, neither file opened through a
+ * symlink. One record per line, fields separated by spaces,
  * bytes <= 0x20, 0x7f and '%' percent-encoded:
  *
  *   h IDX OPTS                       a live hierarchy (mounted or not) and its options
@@ -27,6 +28,10 @@ struct ucgfs_state_mount {
 
 /* Writes the state of e and its mounts. Called with the engine lock held. 0 or -errno. */
 int ucgfs_state_save(struct ucg_engine *e, const struct ucgfs_state_mount *mounts, int n);
+
+/* Removes the state file (and a leftover temporary): the next daemon starts with no
+ * hierarchies. */
+void ucgfs_state_forget(void);
 
 /* Mounts a hierarchy at a directory (the daemon's mount operation). Called without the
  * lock. */

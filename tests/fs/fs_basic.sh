@@ -7,7 +7,7 @@ fs_setup
 M=$(mnt a none,name=ucgt) || { bad "mount"; fs_done; exit 1; }
 ok "mount none,name=ucgt"
 
-check "one daemon per runtime dir" "$($UCG daemon 2>&1; echo rc=$?)" "ucg: daemon: Address already in use
+check "one daemon per runtime dir" "$($UCG daemon 2>&1; echo rc=$?)" "ucg: daemon: cannot start: control socket $UCG_RUNTIME_DIR/ctl.sock: a daemon answers there: Address already in use
 rc=1"
 
 # ---- layout (docs/kernel/core.md §2)
@@ -157,9 +157,9 @@ else
 fi
 
 # ---- mount option errors, printed with strerror
-check "mount bogus" "$($UCG mount -o bogus cgroup $SCRATCH/c 2>&1 | head -1)" "ucg: mount: $SCRATCH/c: Invalid argument"
+check "mount bogus" "$($UCG mount -o bogus cgroup $SCRATCH/c 2>&1 | tail -1)" "ucg: mount: $SCRATCH/c: Invalid argument"
 $UCG mount -o bogus cgroup $SCRATCH/c 2>/dev/null; check "mount exit status" "$?" "32"
-check "name alone, new" "$($UCG mount -o name=nosuch cgroup $SCRATCH/c 2>&1 | head -1)" "ucg: mount: $SCRATCH/c: Invalid argument"
+check "name alone, new" "$($UCG mount -o name=nosuch cgroup $SCRATCH/c 2>&1 | tail -1)" "ucg: mount: $SCRATCH/c: Invalid argument"
 mkdir -p $SCRATCH/d; MOUNTS+=("$SCRATCH/d")
 check "mount cpu" "$($UCG mount -o cpu cgroup $SCRATCH/d 2>&1 && echo OK)" "OK"
 mkdir -p $SCRATCH/e; MOUNTS+=("$SCRATCH/e")
@@ -177,7 +177,7 @@ check "remount agent" "$($UCG mount -o remount,none,name=rmt,release_agent=/bin/
 check "remount binds hugetlb" "$($UCG mount -o remount,hugetlb,name=rmt cgroup $RM && echo OK)" "OK"
 check "hugetlb files appeared" "$([ "$(ls $RM | grep -c '^hugetlb\.')" -gt 0 ] && echo yes)" "yes"
 check "cgroups shows hugetlb's id" "$($UCG cgroups | awk '$1=="hugetlb"{print ($2>0)}')" "1"
-check "remount name change" "$($UCG mount -o remount,none,name=other cgroup $RM 2>&1 | head -1)" "ucg: mount: $RM: Invalid argument"
+check "remount name change" "$($UCG mount -o remount,none,name=other cgroup $RM 2>&1 | tail -1)" "ucg: mount: $RM: Invalid argument"
 check "remount releases" "$($UCG mount -o remount,name=rmt cgroup $RM && ls $RM | grep -c '^hugetlb\.')" "0"
 check "mount list" "$($UCG mount | grep -c " $RM ")" "1"
 

@@ -37,13 +37,18 @@ start_daemon || bad "restart after kill -9"
 for i in $(seq 40); do stat $M >/dev/null 2>&1 && break; sleep 0.05; done
 check "state after kill -9" "$(snapshot)" "$BEFORE"
 
-# the next `ucg mount` starts a daemon, which clears the stale mount and restores it;
-# mounting the same hierarchy on the same directory again is then EBUSY, as on the kernel
+# the next `ucg mount` says the daemon died and starts one, which logs the same,
+# clears the stale mount and restores it; mounting the same hierarchy on the same
+# directory again is then EBUSY, as on the kernel
 kill -9 $DAEMON_PID; wait $DAEMON_PID 2>/dev/null
 DAEMON_PID=
 M2=$SCRATCH/b; mkdir -p $M2; MOUNTS+=("$M2")
-check "ucg mount after a dead daemon" "$($UCG mount -o none,name=other cgroup $M2 2>&1 && echo OK)" "OK"
+OUT=$($UCG mount -o none,name=other cgroup $M2 2>&1 && echo OK)
 DAEMON_PID=$($UCG ctl ping)
+check "ucg mount after a dead daemon" "$(echo "$OUT" | tail -1)" "OK"
+check "ucg mount says the daemon died" "$(echo "$OUT" | head -1)" \
+	"ucg: mount: the daemon had died (nothing answered on $UCG_RUNTIME_DIR/ctl.sock); started a new one, pid $DAEMON_PID, which restores its state"
+check "the new daemon logs it" "$(grep -c 'did not stop cleanly' $UCG_RUNTIME_DIR/daemon.log)" "1"
 check "tree back at the old mount" "$(test -d "$M/a/b c" && echo yes)" "yes"
 check "stale mounts cleared, not stacked" "$(grep -c " $M " /proc/self/mountinfo)" "1"
 check "same hierarchy, same dir" "$($UCG mount -o none,name=keep cgroup $M 2>&1)" "ucg: mount: $M: Device or resource busy"
