@@ -1,8 +1,10 @@
 /* host/cpu_sample.c — real CPU times charged to cpuacct.
  *
- * Every sample reads each live task's utime and stime (clock ticks, /proc/TID/stat
- * fields 14 and 15) and the CPU it last ran on (field 39), and charges what was not
- * charged yet to the task's cpuacct cgroup on that CPU. A task's last times come at
+ * Every sample reads each live task's utime and stime (clock ticks,
+ * /proc/TGID/task/TID/stat fields 14 and 15: the thread's own; /proc/TID/stat holds
+ * the whole thread group's, which counted a process's time once per thread) and the
+ * CPU it last ran on (field 39), and charges what was not charged yet to the task's
+ * cpuacct cgroup on that CPU. A task's last times come at
  * its exit: from taskstats' exit message (taskstats.c) and a last read of /proc,
  * whichever is more. Sampling starts with the first ucg_host_sample_cpu.
  */
@@ -28,13 +30,15 @@ void cpu_sample_charge(struct ucg_host *h, struct ucg_engine *e, int tid, uint64
 	}
 }
 
-/* Charges tid's CPU time since the last sample (utime, stime: stat fields 14, 15;
- * the cpu it last ran on: field 39) to its cpuacct cgroup. */
+/* Charges tid's CPU time since the last sample (utime, stime: the thread's own stat
+ * fields 14, 15; the cpu it last ran on: field 39) to its cpuacct cgroup. */
 void cpu_sample_one(struct ucg_host *h, struct ucg_engine *e, int tid)
 {
+	struct ucg_task_info info;
 	struct procfs_stat s;
 
-	if (procfs_read_stat(tid, &s) < 0 || s.processor < 0)
+	if (ucg_task_get_info(e, tid, &info) < 0 ||
+	    procfs_read_task_stat(info.tgid, tid, &s) < 0 || s.processor < 0)
 		return;
 	h->cpu_last[tid] = (uint16_t)s.processor;
 	cpu_sample_charge(h, e, tid, s.utime * h->tick_ns, s.stime * h->tick_ns);

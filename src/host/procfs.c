@@ -66,16 +66,31 @@ int procfs_parse_stat(char *buf, struct procfs_stat *ret)
 	return 0;
 }
 
-int procfs_read_stat(int tid, struct procfs_stat *ret)
+static int read_stat_at(const char *path, struct procfs_stat *ret)
 {
-	char path[64], buf[1024];
+	char buf[1024];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
 	n = procfs_read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : (int)n;
 	return procfs_parse_stat(buf, ret);
+}
+
+int procfs_read_stat(int tid, struct procfs_stat *ret)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	return read_stat_at(path, ret);
+}
+
+int procfs_read_task_stat(int tgid, int tid, struct procfs_stat *ret)
+{
+	char path[80];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", tgid, tid);
+	return read_stat_at(path, ret);
 }
 
 int procfs_parse_status(char *buf, struct procfs_status *st)

@@ -45,8 +45,14 @@ int procfs_parse_status(char *buf, struct procfs_status *st);
 /* Reads path into buf (size - 1 bytes at most) and terminates it: the length read,
  * or -errno. */
 ssize_t procfs_read_small(const char *path, char *buf, size_t size);
-/* Reads and parses /proc/TID/stat: 0, -ESRCH if the task is gone, -errno, -EIO. */
+/* Reads and parses /proc/TID/stat: 0, -ESRCH if the task is gone, -errno, -EIO.
+ * Its utime and stime are the whole thread group's (the kernel's do_task_stat with
+ * whole=1, even when TID names a thread that is not the leader); the other fields
+ * are the task's own. */
 int procfs_read_stat(int tid, struct procfs_stat *ret);
+/* Reads and parses /proc/TGID/task/TID/stat: the same fields, utime and stime being
+ * the thread's own. 0, -ESRCH if the task is gone (or not of tgid), -errno, -EIO. */
+int procfs_read_task_stat(int tgid, int tid, struct procfs_stat *ret);
 /* Reads and parses /proc/TID/status: 0, -ESRCH if the task is gone, or -errno. */
 int procfs_read_status(int tid, struct procfs_status *st);
 

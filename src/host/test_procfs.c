@@ -7,9 +7,12 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static char data[8192];
@@ -306,6 +309,58 @@ static void read_self(void)
 	T_EQ_INT(procfs_read_status(0x3fffffff, &st), -ESRCH);
 }
 
+/* A thread that spins until told to stop; its tid is published. */
+static volatile int spin_stop, spin_tid;
+
+static void *spin(void *arg)
+{
+	(void)arg;
+	spin_tid = (int)gettid();
+	while (!spin_stop)
+		;
+	return NULL;
+}
+
+static uint64_t thread_cpu_ms(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* /proc/TID/stat holds the whole group's times even for a thread; the per-thread
+ * reader (/proc/TGID/task/TID/stat) the thread's own: a spinning thread beside an
+ * idle main thread shows that. */
+static void read_task_stat_per_thread(void)
+{
+	struct procfs_stat whole, mine, other;
+	long hz = sysconf(_SC_CLK_TCK);
+	clockid_t spin_clock;
+	pthread_t t;
+
+	spin_stop = 0;
+	spin_tid = 0;
+	T_EQ_INT(pthread_create(&t, NULL, spin, NULL), 0);
+	pthread_getcpuclockid(t, &spin_clock);
+	/* until the spinner has 300 ms of CPU (the main thread sleeps meanwhile) */
+	while (!spin_tid || thread_cpu_ms(spin_clock) < 300)
+		usleep(10000);
+	T_EQ_INT(procfs_read_task_stat(getpid(), spin_tid, &other), 0);
+	T_EQ_INT(procfs_read_task_stat(getpid(), getpid(), &mine), 0);
+	T_EQ_INT(procfs_read_stat(spin_tid, &whole), 0);
+	spin_stop = 1;
+	pthread_join(t, NULL);
+	/* the spinner's own: at least 300 ms less a tick */
+	T_CHECK((other.utime + other.stime) * 1000 / (uint64_t)hz >= 290);
+	/* the idle main thread's own: far less than the spinner's */
+	T_CHECK((mine.utime + mine.stime) * 4 < other.utime + other.stime);
+	/* /proc/TID/stat of the spinner: the group's, at least both threads' */
+	T_CHECK(whole.utime + whole.stime >= other.utime + other.stime + mine.utime + mine.stime);
+	T_EQ_INT(procfs_read_task_stat(getpid(), 0x3fffffff, &other), -ESRCH);
+	T_EQ_INT(procfs_read_task_stat(0x3fffffff, getpid(), &other), -ESRCH);
+}
+
 int main(void)
 {
 	T_RUN(stat_plain);
@@ -324,5 +379,6 @@ int main(void)
 	T_RUN(status_comm_with_newline);
 	T_RUN(status_partial);
 	T_RUN(read_self);
+	T_RUN(read_task_stat_per_thread);
 	return t_done();
 }
