@@ -1,4 +1,5 @@
-/* cli/cmd_up.c — `ucg up [ROOT]` and `ucg down [ROOT]`: the seed's default layout.
+/* cli/cmd_up.c — `ucg up [-f FILE] [ROOT]` and `ucg down [ROOT]`: the seed's default
+ * layout, and libcgroup's cgconfig.conf on top of it (cli/cgconfig.h).
  *
  * up mounts, under ROOT (default /run/ucgroups-fs, never /sys/fs/cgroup), one
  * hierarchy per controller with cpu and cpuacct together ("cpu,cpuacct", plus the
@@ -11,6 +12,8 @@
  * The default ROOT is beside the daemon's runtime directory (/run/ucgroups), not in
  * it: that directory is private (0700), and the layout is for everyone to walk.
  */
+#include "cli/cgconfig.h"
+#include "cli/cgconfig_apply.h"
 #include "cli/commands.h"
 #include "cli/fs_client.h"
 
@@ -148,18 +151,14 @@ static void place_processes(const char *sysroot)
 	closedir(d);
 }
 
-int cmd_up(int argc, char **argv)
+/* The default layout under root: 0, or non-zero with a message. */
+static int up_default(const char *root)
 {
-	const char *root = argc > 1 ? argv[1] : UP_ROOT_DEFAULT;
 	char dir[PATH_MAX], real[PATH_MAX], link[PATH_MAX];
 	struct ucg_buf out;
 	char *line, *save = NULL;
 	int r, code = 0;
 
-	if (argc > 2) {
-		fprintf(stderr, "usage: ucg up [ROOT]\n");
-		return 2;
-	}
 	if (!strncmp(root, "/sys/fs/cgroup", 14)) {
 		fprintf(stderr, "ucg: up: %s: refusing to shadow the kernel's cgroupfs: %s\n", root,
 			strerror(EPERM));
@@ -207,6 +206,75 @@ int cmd_up(int argc, char **argv)
 		code = 1;
 	else
 		place_processes(dir);
+	return code;
+}
+
+/* The whole file, parsed; 0 or 1 with a message (nothing applied yet). */
+static int load_config(const char *file, struct ucg_cgconfig *cfg)
+{
+	char err[256];
+	struct ucg_buf text;
+	char chunk[65536];
+	ssize_t n;
+	int fd = open(file, O_RDONLY | O_CLOEXEC), r;
+
+	if (fd < 0) {
+		fprintf(stderr, "ucg: up: %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	ucg_buf_init(&text);
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		ucg_buf_append(&text, chunk, (size_t)n);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r == 0)
+		r = ucg_cgconfig_parse(text.data ? text.data : "", text.len, cfg, err, sizeof(err));
+	ucg_buf_fini(&text);
+	if (r < 0) {
+		fprintf(stderr, "ucg: up: %s: %s%s%s\n", file, r == -EINVAL ? err : "",
+			r == -EINVAL ? ": " : "", strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_up(int argc, char **argv)
+{
+	const char *file = NULL, *root = UP_ROOT_DEFAULT;
+	struct ucg_cgconfig cfg;
+	struct ucg_buf mounts;
+	int i, code = 0, nargs = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-f") && i + 1 < argc)
+			file = argv[++i];
+		else if (argv[i][0] != '-' && nargs++ == 0)
+			root = argv[i];
+		else
+			nargs = 2;
+	}
+	if (nargs > 1) {
+		fprintf(stderr, "usage: ucg up [-f CGCONFIG_FILE] [ROOT]\n");
+		return 2;
+	}
+	if (!file)
+		return up_default(root);
+	if (load_config(file, &cfg))
+		return 1;
+	/* A file with its own mount section says where everything goes. Without one,
+	 * its groups go where cgconfigparser's would, into the hierarchies mounted now;
+	 * into the default layout at ROOT when ROOT is named or nothing is mounted yet. */
+	if (ucg_fs_ensure_daemon("up") < 0)
+		code = 1; /* said why */
+	ucg_buf_init(&mounts);
+	if (!code && !cfg.nr_mounts &&
+	    (nargs || ucgfs_ctl_request(1, (const char *const[]){ "mounts" }, &mounts) < 0 ||
+	     !mounts.len))
+		code = up_default(root);
+	ucg_buf_fini(&mounts);
+	if (!code && ucg_cgconfig_apply(&cfg, stderr) < 0)
+		code = 1;
+	ucg_cgconfig_free(&cfg);
 	return code;
 }
 

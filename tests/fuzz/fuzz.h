@@ -30,6 +30,8 @@ int ucg_fuzz_pids(const uint8_t *data, size_t size);
 int ucg_fuzz_net_cls(const uint8_t *data, size_t size);
 int ucg_fuzz_net_prio(const uint8_t *data, size_t size);
 
+int ucg_fuzz_cgconfig(const uint8_t *data, size_t size); /* the CLI's cgconfig.conf parser */
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #endif
