@@ -26,7 +26,7 @@ int ucgfs_ctl_path(char *buf, size_t size, const char *leaf)
 static int write_all(int fd, const char *p, size_t len)
 {
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL); /* EPIPE, not SIGPIPE */
 
 		if (n < 0) {
 			if (errno == EINTR)

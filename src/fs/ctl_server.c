@@ -50,10 +50,6 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	ucg_buf_init(&out);
-	if (!peer_allowed(fd)) {
-		r = -EACCES;
-		goto reply;
-	}
 	for (;;) {
 		ssize_t n = read(fd, req + len, sizeof(req) - 1 - len);
 
@@ -66,6 +62,12 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 			break;
 	}
 	req[len] = '\0';
+	/* Refused only once the request is read: closing on unread data would reset the
+	 * connection before the client reads its answer. */
+	if (!peer_allowed(fd)) {
+		r = -EACCES;
+		goto reply;
+	}
 	for (p = req; p < req + len && argc < 8; p += strlen(p) + 1)
 		argv[argc++] = p;
 	if (argc < 1)
