@@ -29,6 +29,9 @@ struct ucg_charge_result {
 	struct ucg_buf *path;
 	/* out, on refusal: the hierarchy of that cgroup */
 	int hierarchy_id;
+	/* out, on refusal: that cgroup, for a model that reclaims in it (a handle, valid
+	 * as engine/ucg.h says; no path to resolve again) */
+	struct ucg_cgroup *cgroup;
 	/* out, memory only, on refusal: that cgroup's oom_kill_disable. 0: the kernel would
 	 * kill the largest task of that cgroup (and the engine has counted the kill in its
 	 * oom_control); 1: the charging task would sleep until usage falls (under_oom 1). */

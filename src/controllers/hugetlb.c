@@ -260,6 +260,7 @@ static void refusal(struct hugetlb_cg *hc, enum ucg_hugetlb_size size, bool rsvd
 	if (!it)
 		return;
 	res->hierarchy_id = it->css.cgroup->h->id;
+	res->cgroup = it->css.cgroup;
 	if (res->path)
 		ucg_cgroup_path(it->css.cgroup, res->path);
 }

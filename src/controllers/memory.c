@@ -150,6 +150,7 @@ static int memcg_charge(struct memcg *m, enum ucg_mem_kind kind, uint64_t n,
 	if (r < 0) {
 		if (res) {
 			res->hierarchy_id = over->css.cgroup->h->id;
+			res->cgroup = over->css.cgroup;
 			res->oom_kill_disable = over->oom_kill_disable;
 			if (res->path)
 				ucg_cgroup_path(over->css.cgroup, res->path);
@@ -440,6 +441,7 @@ int ucg_memory_try_charge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_
 	if (r < 0) {
 		if (res) {
 			res->hierarchy_id = over->css.cgroup->h->id;
+			res->cgroup = over->css.cgroup;
 			res->oom_kill_disable = over->oom_kill_disable;
 			res->memsw = over->memsw.usage + pages > over->memsw.max;
 			if (res->path)

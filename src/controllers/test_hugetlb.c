@@ -109,6 +109,7 @@ static void test_charges(void)
 	T_EQ_INT(ucg_hugetlb_charge(fx_task_cg(e, 100, UCG_SS_hugetlb), UCG_HUGETLB_2MB, false, 1, &res), -ENOMEM);
 	T_EQ_STR(path.data, "/p");
 	T_EQ_INT(res.hierarchy_id, ucg_hierarchy_id(h));
+	T_CHECK(res.cgroup == fx_cg(h, "/p"));
 	T_EQ_STR(rd("/p/hugetlb.2MB.failcnt"), "1\n");
 	T_EQ_STR(rd("/p/c/hugetlb.2MB.failcnt"), "0\n");
 	T_EQ_STR(rd("/p/hugetlb.2MB.max_usage_in_bytes"), "2097152\n");

@@ -219,6 +219,7 @@ static void test_charge_hierarchy_failcnt(void)
 	T_EQ_INT(ucg_memory_charge(fx_task_cg(e, 100, UCG_SS_memory), UCG_MEM_ANON, 100, &res), -ENOMEM);
 	T_EQ_STR(path.data, "/p");
 	T_EQ_INT(res.hierarchy_id, ucg_hierarchy_id(h));
+	T_CHECK(res.cgroup == fx_cg(h, "/p"));
 	T_EQ_INT(res.oom_kill_disable, 0);
 	T_EQ_STR(rd("/p/memory.failcnt"), "1\n");
 	T_EQ_STR(rd("/p/c/memory.failcnt"), "0\n");
@@ -285,6 +286,7 @@ static void test_try_charge_attempts_and_swap(void)
 	res.path = &path;
 	T_EQ_INT(ucg_memory_try_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 64, &res), -ENOMEM);
 	T_EQ_STR(path.data, "/a");
+	T_CHECK(res.cgroup == fx_cg(h, "/a"));
 	T_EQ_INT(res.memsw, 0);
 	T_EQ_INT(ucg_memory_try_charge(fx_cg(h, "/a/b"), UCG_MEM_ANON, 10, NULL), 0);
 	/* nineteen refused attempts: nineteen failures, usage unchanged */
