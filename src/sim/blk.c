@@ -39,8 +39,8 @@
  * requester's); without one the legs are submitted in the requester's context.
  *
  * The blkio controller's statistics (blkio.throttle.io_service_bytes, io_serviced,
- * the bfq ones) count every completed request in the cgroup charged (by path,
- * ucg_blkio_account), so under every design `cat blkio...` in a scenario shows
+ * the bfq ones) count every completed request in the cgroup charged (on its
+ * handle, ucg_blkio_account), so under every design `cat blkio...` in a scenario shows
  * that design's attribution; writeback (and helper I/O for writeback) counts as
  * Async, the rest as Sync. The same cgroup's throttle rules hold the request.
  *
@@ -296,7 +296,7 @@ static void md_submit(struct sim *s, struct sim_req *r)
 		for (h = 0; h < s->nhier; h++)
 			SIM_CG_UP(payer->cg[h], cpu_ns, md->helper_cpu_ns);
 		if (kernel)
-			leg_cg = sim_task_cg(s, helper, SIM_SS_BLKIO);
+			leg_cg = sim_task_cg(s, helper, UCG_SS_blkio);
 	}
 	if (r->op == 0 && n > 1) {
 		first = (unsigned)ucg_prng_below(&s->prng, n);
@@ -415,7 +415,7 @@ static int submit_for(struct sim *s, struct sim_io *io, int kind, uint64_t first
 	r->dev = io->dev;
 	r->op = (io->kind == SIM_IO_WRITE || io->kind == SIM_IO_WRITE_DIRECT) ? 1 : 0;
 	r->bytes = bytes;
-	r->charged = sim_task_cg(s, io->task, SIM_SS_BLKIO);
+	r->charged = sim_task_cg(s, io->task, UCG_SS_blkio);
 	r->origin = r->charged;
 	r->charged_tid = io->task->tid;
 	r->kind = kind;

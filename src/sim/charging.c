@@ -87,7 +87,7 @@ uint32_t sim_consumer_of(struct sim *s, struct sim_task *t)
 	return t->consumer;
 }
 
-static int hier_index(struct sim *s, enum sim_ss ss)
+static int hier_index(struct sim *s, int ss)
 {
 	struct sim_hier *h = sim_hier_of(s, ss);
 
@@ -97,7 +97,7 @@ static int hier_index(struct sim *s, enum sim_ss ss)
 static inline struct sim_cg *dirtier_memcg(struct sim *s, struct sim_dirtier *d)
 {
 	if (!(d->have & SIM_DIRTIER_MEMCG)) {
-		d->memcg = sim_task_cg(s, d->t, SIM_SS_MEMORY);
+		d->memcg = sim_task_cg(s, d->t, UCG_SS_memory);
 		d->have |= SIM_DIRTIER_MEMCG;
 	}
 	return d->memcg;
@@ -106,7 +106,7 @@ static inline struct sim_cg *dirtier_memcg(struct sim *s, struct sim_dirtier *d)
 static inline struct sim_cg *dirtier_blkcg(struct sim *s, struct sim_dirtier *d)
 {
 	if (!(d->have & SIM_DIRTIER_BLKCG)) {
-		d->blkcg = sim_task_cg(s, d->t, SIM_SS_BLKIO);
+		d->blkcg = sim_task_cg(s, d->t, UCG_SS_blkio);
 		d->have |= SIM_DIRTIER_BLKCG;
 	}
 	return d->blkcg;
@@ -218,8 +218,7 @@ struct sim_cg *sim_charging_resolve(struct sim *s, const unsigned char *rec, str
 {
 	*ret_orphan = false;
 	switch (s->cfg.charging) {
-	case SIM_CHARGING_KERNEL:
-		return writer ? sim_task_cg(s, writer, SIM_SS_BLKIO) : NULL;
+	case SIM_CHARGING_KERNEL: return writer ? sim_task_cg(s, writer, UCG_SS_blkio) : NULL;
 	case SIM_CHARGING_PID: {
 		struct rec_pid p;
 		struct sim_task *t;
@@ -228,13 +227,14 @@ struct sim_cg *sim_charging_resolve(struct sim *s, const unsigned char *rec, str
 		t = sim_task_find(s, p.pid);
 		if (!t || !t->alive) {
 			*ret_orphan = true;
-			return sim_hier_of(s, SIM_SS_BLKIO) ? sim_hier_of(s, SIM_SS_BLKIO)->root : NULL;
+			return sim_hier_of(s, UCG_SS_blkio) ? sim_hier_of(s, UCG_SS_blkio)->root
+							    : NULL;
 		}
-		return sim_task_cg(s, t, SIM_SS_BLKIO);
+		return sim_task_cg(s, t, UCG_SS_blkio);
 	}
 	case SIM_CHARGING_CONSUMER: {
 		struct rec_consumer c;
-		int hi = hier_index(s, SIM_SS_BLKIO);
+		int hi = hier_index(s, UCG_SS_blkio);
 
 		memcpy(&c, rec, sizeof(c));
 		if (hi < 0 || c.consumer >= s->nconsumers)
@@ -273,11 +273,11 @@ struct sim_cg *sim_charging_refund_cg(struct sim *s, const unsigned char *rec,
 		if (!p.flags)
 			return fr->memcg; /* never dirtied: charged and refunded by frame */
 		t = sim_task_find(s, p.pid);
-		return t && t->alive ? sim_task_cg(s, t, SIM_SS_MEMORY) : NULL;
+		return t && t->alive ? sim_task_cg(s, t, UCG_SS_memory) : NULL;
 	}
 	case SIM_CHARGING_CONSUMER: {
 		struct rec_consumer c;
-		int hi = hier_index(s, SIM_SS_MEMORY);
+		int hi = hier_index(s, UCG_SS_memory);
 
 		memcpy(&c, rec, sizeof(c));
 		if (!c.flags)
@@ -311,7 +311,7 @@ void sim_charging_clear(struct sim *s, unsigned char *rec)
 
 void sim_charging_inode_dirty(struct sim *s, struct sim_file *f, struct sim_task *t)
 {
-	sim_charging_inode_dirty_n(f, sim_task_cg(s, t, SIM_SS_BLKIO), 1);
+	sim_charging_inode_dirty_n(f, sim_task_cg(s, t, UCG_SS_blkio), 1);
 }
 
 void sim_charging_inode_dirty_n(struct sim_file *f, struct sim_cg *b, uint64_t n)

@@ -165,7 +165,7 @@ void sim_cpu_init(struct sim *s)
 /* The index in s->hier[] of the hierarchy carrying ss, -1: looked up once per
  * recompute so that the per-task loops read t->cg[] directly (sim_task_cg per task
  * and controller was a good part of a recompute's cost). */
-static int hier_index(struct sim *s, enum sim_ss ss)
+static int hier_index(struct sim *s, int ss)
 {
 	struct sim_hier *hi = sim_hier_of(s, ss);
 	size_t i;
@@ -307,8 +307,8 @@ static void group_check(struct cpu_state *st, struct sim_cg *g)
  * group or demand changed are requeued, new ones placed. */
 static int gather(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 {
-	int ifrz = hier_index(s, SIM_SS_FREEZER), icpu = hier_index(s, SIM_SS_CPU);
-	int ics = hier_index(s, SIM_SS_CPUSET);
+	int ifrz = hier_index(s, UCG_SS_freezer), icpu = hier_index(s, UCG_SS_cpu);
+	int ics = hier_index(s, UCG_SS_cpuset);
 	bool place = false;
 	size_t i;
 
@@ -384,7 +384,7 @@ static void digest(struct sim *s)
 
 void sim_cpu_update(struct sim *s)
 {
-	struct sim_hier *hi = sim_hier_of(s, SIM_SS_CPU);
+	struct sim_hier *hi = sim_hier_of(s, UCG_SS_cpu);
 	struct cpu_state *st = s->cpu_state;
 	size_t i;
 	int r = -ENOMEM;

@@ -198,7 +198,7 @@ void sim_cpu_bw_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 	size_t i;
 
 	(void)src;
-	if (arg != s->cpu_gen || !bw || !sim_hier_of(s, SIM_SS_CPU))
+	if (arg != s->cpu_gen || !bw || !sim_hier_of(s, UCG_SS_cpu))
 		return;
 	/* only the groups whose next event is due */
 	for (i = 0; i < bw->nqg; i++) {

@@ -11,7 +11,7 @@
 
 static inline struct sim_hier *sim_mem_hier(struct sim *s)
 {
-	return sim_hier_of(s, SIM_SS_MEMORY);
+	return sim_hier_of(s, UCG_SS_memory);
 }
 
 /* Whether memcg reclaim's LRU walk would act on a page with these flags: evict it

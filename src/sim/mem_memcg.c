@@ -34,7 +34,7 @@ static struct sim_task *largest_in(struct sim *s, struct sim_cg *top)
 
 		if (!t->alive || t->kthread)
 			continue;
-		if (top && !sim_cg_is_under(sim_task_cg(s, t, SIM_SS_MEMORY), top))
+		if (top && !sim_cg_is_under(sim_task_cg(s, t, UCG_SS_memory), top))
 			continue;
 		if (!best || t->anon_pages > best->anon_pages)
 			best = t;
@@ -50,7 +50,7 @@ void sim_oom_kill(struct sim *s, struct sim_task *t, struct sim_cg *where, int l
 	sim_logf(s, "] oom-kill: %s (tid %d, %" PRIu64 " anon pages)", t->name, t->tid,
 		 t->anon_pages);
 	if (where) {
-		sim_logf(s, " by %s:%s\n", where->hier->name, where->path);
+		sim_logf(s, " by %s:%s\n", where->hier->name, sim_cg_path(where));
 		where->oom_kills++;
 	} else {
 		ucg_buf_puts(&s->log, " by global memory pressure\n");
@@ -75,19 +75,12 @@ void sim_memcg_anon_record(struct sim *s, struct sim_task *t, struct sim_cg *cg,
 	sim_memcg_add(cg, (int64_t)n);
 }
 
-/* memory.swappiness of cg (60 when unreadable). */
-static unsigned cg_swappiness(struct sim *s, struct sim_cg *cg)
+/* memory.swappiness of cg (60 once removed). */
+static unsigned cg_swappiness(struct sim_cg *cg)
 {
-	struct ucg_buf b;
-	char path[1100];
-	unsigned v = 60;
+	struct ucg_memory_state ms;
 
-	ucg_buf_init(&b);
-	snprintf(path, sizeof(path), "%s/memory.swappiness", strcmp(cg->path, "/") ? cg->path : "");
-	if (ucg_fs_read_all(s->e, cg->hier->h, path, &s->root_cred, &b) == 0 && b.data)
-		v = (unsigned)strtoul(b.data, NULL, 10);
-	ucg_buf_fini(&b);
-	return v;
+	return cg->ucg && ucg_memory_get(cg->ucg, &ms) == 0 ? ms.swappiness : 60;
 }
 
 /* Moves up to want resident anon pages charged under top to swap, task by task (the
@@ -127,7 +120,7 @@ static uint64_t swap_out(struct sim *s, struct sim_cg *top, uint64_t want)
 				if (j < nseen) {
 					sw = swp[j];
 				} else {
-					sw = cg_swappiness(s, c);
+					sw = cg_swappiness(c);
 					if (nseen < 16) {
 						seen[nseen] = c;
 						swp[nseen++] = sw;
@@ -292,18 +285,14 @@ static int fault_charge(struct sim *s, struct sim_task *t, struct sim_cg *cg,
 	}
 	for (;;) {
 		struct ucg_charge_result res;
-		struct ucg_buf where;
 		struct sim_cg *refuser;
 		struct sim_task *victim;
 		uint64_t reclaimed, margin = 0;
 		bool wait;
 
 		memset(&res, 0, sizeof(res));
-		ucg_buf_init(&where);
-		res.path = &where;
 		r = cg->ucg ? ucg_memory_try_charge(cg->ucg, kind, n, &res) : -ENOENT;
-		refuser = r == -ENOMEM && where.data ? sim_cg_find(mh, where.data) : NULL;
-		ucg_buf_fini(&where);
+		refuser = r == -ENOMEM ? sim_cg_of(s, res.cgroup) : NULL;
 		if (r != -ENOMEM)
 			return r;
 		if (!refuser)
@@ -331,7 +320,7 @@ static int fault_charge(struct sim *s, struct sim_task *t, struct sim_cg *cg,
 			ucg_buf_puts(&s->log, "[");
 			sim_format_time(s->now, &s->log);
 			sim_logf(s, "] %s (tid %d) waits under OOM in %s:%s (oom_kill_disable)\n",
-				 t->name, t->tid, mh->name, refuser->path);
+				 t->name, t->tid, mh->name, sim_cg_path(refuser));
 			return -ENOMEM;
 		}
 		victim = largest_in(s, refuser);
@@ -363,7 +352,7 @@ int sim_memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kind, 
 	*ret_done = 0;
 	if (!mh || pages == 0)
 		return 0;
-	cg = sim_task_cg(s, t, SIM_SS_MEMORY);
+	cg = sim_task_cg(s, t, UCG_SS_memory);
 	if (!cg)
 		return 0;
 	*ret_cg = cg;
@@ -442,7 +431,7 @@ bool sim_mem_make_room(struct sim *s, uint64_t n, struct sim_task *t)
 			for (i = 0; i < s->ncgs && !soft; i++) {
 				struct sim_cg *cg = s->cgs[i];
 
-				if (!(cg->hier->ss_mask & (1u << SIM_SS_MEMORY)) || cg->removed)
+				if (!(cg->hier->ss_mask & (1u << UCG_SS_memory)) || cg->removed)
 					continue;
 				sim_cg_refresh(s, cg);
 				soft = cg->soft_limit != UINT64_MAX &&

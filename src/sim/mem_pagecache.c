@@ -362,7 +362,7 @@ static int fifo_push(struct sim *s, uint64_t v)
 int sim_cache_write(struct sim *s, struct sim_task *t, struct sim_file *f, uint64_t first,
 		    uint64_t n)
 {
-	struct sim_cg *origin = sim_task_cg(s, t, SIM_SS_BLKIO);
+	struct sim_cg *origin = sim_task_cg(s, t, UCG_SS_blkio);
 	int64_t got = install(s, t, f, first, n);
 	struct sim_dirtier d;
 	/* every page new: install put them at the LRU's tail in this order already */

@@ -299,8 +299,8 @@ static void flow_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 		sim_fail(s, 0, -ENOMEM, "flow");
 		return;
 	}
-	cls = sim_task_cg(s, f->t, SIM_SS_NET_CLS);
-	pri = sim_task_cg(s, f->t, SIM_SS_NET_PRIO);
+	cls = sim_task_cg(s, f->t, UCG_SS_net_cls);
+	pri = sim_task_cg(s, f->t, UCG_SS_net_prio);
 	if (cls)
 		sim_cg_refresh(s, cls);
 	if (pri)

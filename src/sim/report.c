@@ -86,7 +86,8 @@ static double mib(int64_t pages)
 
 static void cg_label(struct sim_cg *cg, char *out, size_t n)
 {
-	snprintf(out, n, "%s:%s%s", cg->hier->name, cg->path, cg->removed ? " (removed)" : "");
+	snprintf(out, n, "%s:%s%s", cg->hier->name, sim_cg_path(cg),
+		 cg->removed ? " (removed)" : "");
 }
 
 int sim_format_summary(struct sim *s, struct ucg_buf *out)
@@ -115,22 +116,22 @@ int sim_format_summary(struct sim *s, struct ucg_buf *out)
 		ucg_buf_fini(&ctl);
 		width = 6;
 		for (i = 0; i < s->ncgs; i++)
-			if (s->cgs[i]->hier == hi && strlen(s->cgs[i]->path) > width)
-				width = strlen(s->cgs[i]->path);
+			if (s->cgs[i]->hier == hi && strlen(sim_cg_path(s->cgs[i])) > width)
+				width = strlen(sim_cg_path(s->cgs[i]));
 		ucg_buf_printf(out, "%-*s %10s %7s", (int)width, "cgroup", "cpu_s", "share");
-		if (m & (1u << SIM_SS_CPU))
+		if (m & (1u << UCG_SS_cpu))
 			ucg_buf_printf(out, " %11s %9s", "thr/periods", "thr_s");
-		if (m & (1u << SIM_SS_MEMORY))
+		if (m & (1u << UCG_SS_memory))
 			ucg_buf_printf(out, " %9s %9s %7s %4s", "mem_MiB", "peak_MiB", "refused",
 				       "oom");
-		if (m & (1u << SIM_SS_BLKIO))
+		if (m & (1u << UCG_SS_blkio))
 			for (d = 0; d < s->ndevs; d++)
 				if (!s->devs[d]->is_md)
 					ucg_buf_printf(out, " %9s_r %9s_w", s->devs[d]->name,
 						       s->devs[d]->name);
-		if (m & (1u << SIM_SS_BLKIO))
+		if (m & (1u << UCG_SS_blkio))
 			ucg_buf_printf(out, " %10s", "wb_charged");
-		if (m & ((1u << SIM_SS_NET_CLS) | (1u << SIM_SS_NET_PRIO)))
+		if (m & ((1u << UCG_SS_net_cls) | (1u << UCG_SS_net_prio)))
 			ucg_buf_printf(out, " %8s %10s %6s", "pkts", "bytes", "drops");
 		ucg_buf_putc(out, '\n');
 		for (i = 0; i < s->ncgs; i++) {
@@ -140,7 +141,7 @@ int sim_format_summary(struct sim *s, struct ucg_buf *out)
 			if (cg->hier != hi)
 				continue;
 			share = (double)cg->cpu_ns / ((double)elapsed * s->nr_cpus);
-			ucg_buf_printf(out, "%-*s ", (int)width, cg->path);
+			ucg_buf_printf(out, "%-*s ", (int)width, sim_cg_path(cg));
 			{
 				struct ucg_buf t;
 
@@ -150,7 +151,7 @@ int sim_format_summary(struct sim *s, struct ucg_buf *out)
 				ucg_buf_fini(&t);
 			}
 			ucg_buf_printf(out, " %6.2f%%", share * 100.0);
-			if (m & (1u << SIM_SS_CPU)) {
+			if (m & (1u << UCG_SS_cpu)) {
 				char tp[32];
 				struct ucg_buf t;
 
@@ -161,18 +162,18 @@ int sim_format_summary(struct sim *s, struct ucg_buf *out)
 				ucg_buf_printf(out, " %11s %9s", tp, t.data ? t.data : "");
 				ucg_buf_fini(&t);
 			}
-			if (m & (1u << SIM_SS_MEMORY))
+			if (m & (1u << UCG_SS_memory))
 				ucg_buf_printf(out, " %9.2f %9.2f %7" PRIu64 " %4" PRIu64,
 					       mib(cg->mem_pages), mib(cg->mem_peak), cg->mem_refused,
 					       cg->oom_kills);
-			if (m & (1u << SIM_SS_BLKIO)) {
+			if (m & (1u << UCG_SS_blkio)) {
 				for (d = 0; d < s->ndevs; d++)
 					if (!s->devs[d]->is_md)
 						ucg_buf_printf(out, " %11" PRIu64 " %11" PRIu64,
 							       cg->io_bytes[d][0], cg->io_bytes[d][1]);
 				ucg_buf_printf(out, " %10" PRIu64, cg->wb_bytes);
 			}
-			if (m & ((1u << SIM_SS_NET_CLS) | (1u << SIM_SS_NET_PRIO)))
+			if (m & ((1u << UCG_SS_net_cls) | (1u << UCG_SS_net_prio)))
 				ucg_buf_printf(out, " %8" PRIu64 " %10" PRIu64 " %6" PRIu64, cg->pkts,
 					       cg->net_bytes, cg->drops);
 			if (cg->removed)

@@ -88,22 +88,11 @@ static void changed(struct sim *s)
 	s->cpu_dirty = true;
 }
 
-static void invalidate_subtree(struct sim_cg *cg)
-{
-	size_t i;
-
-	cg->cfg_epoch = UINT64_MAX;
-	for (i = 0; i < cg->nchildren; i++)
-		invalidate_subtree(cg->children[i]);
-}
-
 static int ex_mount(struct sim *s, struct sim_cmd *c)
 {
 	struct sim_hier *hi;
 	struct ucg_hierarchy *h = NULL;
 	struct ucg_err uerr;
-	struct ucg_buf b;
-	const char *p;
 	size_t i;
 	int r;
 
@@ -131,27 +120,9 @@ static int ex_mount(struct sim *s, struct sim_cmd *c)
 	}
 	hi->h = h;
 	hi->index = (int)s->nhier;
-	ucg_htable_init(&hi->by_path);
-	ucg_buf_init(&b);
-	ucg_hierarchy_format_controllers(h, &b);
-	for (p = b.data ? b.data : ""; *p;) {
-		static const char *const names[SIM_SS_NR] = { "cpu",     "cpuacct",  "cpuset",
-							      "memory",  "blkio",    "freezer",
-							      "net_cls", "net_prio", "hugetlb",
-							      "pids" };
-		size_t len = strcspn(p, ",");
-		int k;
-
-		for (k = 0; k < SIM_SS_NR; k++)
-			if (strlen(names[k]) == len && !strncmp(p, names[k], len))
-				hi->ss_mask |= 1u << k;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	ucg_buf_fini(&b);
+	hi->ss_mask = ucg_hierarchy_subsys_mask(h);
 	s->hier[s->nhier++] = hi;
-	r = sim_cg_add(s, hi, "/", NULL);
+	r = sim_cgroups_mounted(s, hi); /* the observer hung the root's data at the mount */
 	if (r < 0)
 		return sim_fail(s, c->line, r, "mount");
 	changed(s);
@@ -170,9 +141,8 @@ static int ex_mkdir(struct sim *s, struct sim_cmd *c)
 	r = ucg_fs_mkdir(s->e, hi->h, path, 0755, &s->root_cred);
 	if (r < 0)
 		return sim_fail(s, c->line, r, "mkdir: cannot create directory '%s'", c->argv[1]);
-	r = sim_cg_add(s, hi, path, NULL);
-	if (r < 0)
-		return sim_fail(s, c->line, r, "mkdir");
+	if (s->view_err) /* the observer could not hang the new cgroup's data */
+		return sim_fail(s, c->line, s->view_err, "mkdir");
 	s->cpu_dirty = true;
 	return 0;
 }
@@ -189,7 +159,6 @@ static int ex_rmdir(struct sim *s, struct sim_cmd *c)
 	r = ucg_fs_rmdir(s->e, hi->h, path, &s->root_cred);
 	if (r < 0)
 		return sim_fail(s, c->line, r, "rmdir: failed to remove '%s'", c->argv[1]);
-	sim_cg_remove(s, hi, path);
 	s->cpu_dirty = true;
 	return 0;
 }
@@ -210,9 +179,6 @@ static int ex_mv(struct sim *s, struct sim_cmd *c)
 	if (r < 0)
 		return sim_fail(s, c->line, r, "mv: cannot move '%s' to '%s'", c->argv[1],
 				c->argv[2]);
-	r = sim_cg_rename(s, h1, p1, p2);
-	if (r < 0)
-		return sim_fail(s, c->line, r, "mv");
 	s->cpu_dirty = true;
 	return 0;
 }
@@ -223,7 +189,7 @@ static int expand_into_scratch(struct sim *s, struct sim_cmd *c, const char *tmp
 static int ex_echo(struct sim *s, struct sim_cmd *c)
 {
 	struct sim_hier *hi;
-	const char *path, *value = c->value, *slash, *file;
+	const char *path, *value = c->value;
 	size_t vlen = c->value_len;
 	char buf[1024];
 	int r;
@@ -241,23 +207,8 @@ static int ex_echo(struct sim *s, struct sim_cmd *c)
 	r = ucg_fs_write_all(s->e, hi->h, path, &s->root_cred, value, vlen);
 	if (r < 0)
 		return sim_fail(s, c->line, r, "echo: write error");
-	/* the written cgroup and its subtree re-read their control values */
-	slash = strrchr(path, '/');
-	file = slash ? slash + 1 : path;
-	if (strcmp(file, "cgroup.procs") && strcmp(file, "tasks")) {
-		char dir[1024];
-		size_t dl = slash && slash != path ? (size_t)(slash - path) : 1;
-		struct sim_cg *cg;
-
-		memcpy(dir, slash && slash != path ? path : "/", dl);
-		dir[dl] = '\0';
-		cg = sim_cg_find(hi, dir);
-		if (cg)
-			invalidate_subtree(cg);
-		else
-			s->cfg_epoch++;
-		s->cfg_writes++;
-	}
+	/* the written cgroup and its subtree read their control values again: the
+	 * engine tells the observer (cgroups.c) */
 	s->cpu_dirty = true;
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* sim/sim.c — the simulation object: event loop, simulated task provider, and the
- * simulator's view of the engine's cgroups.
+ * tasks' and hierarchies' place in the engine.
  *
  * Event loop. Events sit in a binary heap ordered by (time, insertion sequence), so
  * equal-time events fire in the order they were scheduled. Before an event fires the
@@ -12,18 +12,11 @@
  * are handed out in increasing order from 100 (the flusher kthread is 2), so a run
  * never depends on anything outside the scenario.
  *
- * Cgroup view. The engine owns the cgroups; the simulator keeps, per hierarchy, a
- * tree of struct sim_cg mirroring the directories the scenario made (mkdir, rmdir,
- * mv go through the engine first and the mirror follows only on success). Control
- * values the models need (cpu.shares, cfs quota, blkio weights and throttles,
- * net_cls.classid, ...) are read through the file API and cached until the scenario
- * writes a file of that cgroup or an ancestor; task membership is read from
- * /proc/PID/cgroup and cached until the engine reports the task moved (the
- * provider's task_moved) or a hierarchy is mounted. A control file that cannot be read (its controller has
- * not landed, or is not bound) leaves the default in place.
- *
- * Limits: a scenario's cgroups are only those it created; cgroups made behind the
- * simulator's back do not exist here.
+ * Hierarchies and memberships. The scenario names each hierarchy it mounts (struct
+ * sim_hier); the data of each cgroup hangs off the engine's cgroup (cgroups.c). A
+ * task's cgroups are asked of the engine by handle (ucg_task_cgroup_get) and cached
+ * until the engine reports the task moved (the provider's task_moved) or a
+ * hierarchy is mounted.
  */
 #include "sim/sim_impl.h"
 
@@ -175,343 +168,17 @@ int sim_schedule(struct sim *s, sim_time at, struct sim_event_src *src, uint64_t
 	return ucg_heap_push(&s->events, at, src, arg);
 }
 
-/* ---- cgroup view ------------------------------------------------------------------- */
-
-static int cg_match(const struct ucg_hnode *n, const void *key)
-{
-	const struct sim_cg *cg = (const struct sim_cg *)((const char *)n -
-							  offsetof(struct sim_cg, hnode));
-
-	return !cg->removed && !strcmp(cg->path, key);
-}
-
-struct sim_cg *sim_cg_find(struct sim_hier *hi, const char *path)
-{
-	struct ucg_hnode *n = ucg_htable_find(&hi->by_path, ucg_hash_bytes(path, strlen(path), 0),
-					      cg_match, path);
-
-	return n ? (struct sim_cg *)((char *)n - offsetof(struct sim_cg, hnode)) : NULL;
-}
-
-static void cg_defaults(struct sim_cg *cg)
-{
-	cg->shares = 1024;
-	cg->quota_ns = -1;
-	cg->period_ns = 100 * SIM_MSEC;
-	cg->ncpus = 0;
-	cg->cpus_mask = 0;
-	cg->frozen = false;
-	cg->blk_weight = 100;
-	memset(cg->rbps, 0, sizeof(cg->rbps));
-	memset(cg->wbps, 0, sizeof(cg->wbps));
-	memset(cg->riops, 0, sizeof(cg->riops));
-	memset(cg->wiops, 0, sizeof(cg->wiops));
-	cg->classid = 0;
-	cg->prio = 0;
-	cg->soft_limit = UINT64_MAX;
-}
-
-static char *parent_path(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash || slash == path)
-		return ucg_strdup("/");
-	return ucg_strndup(path, (size_t)(slash - path));
-}
-
-int sim_cg_add(struct sim *s, struct sim_hier *hi, const char *path, struct sim_cg **ret)
-{
-	struct sim_cg *cg = NULL, *parent = NULL;
-	int r = -ENOMEM;
-
-	if (strcmp(path, "/")) {
-		char *pp = parent_path(path);
-
-		if (!pp)
-			return -ENOMEM;
-		parent = sim_cg_find(hi, pp);
-		ucg_free(pp);
-		if (!parent)
-			return -ENOENT;
-	}
-	if (s->ncgs == s->ccgs) {
-		size_t n = s->ccgs ? s->ccgs * 2 : 64;
-		struct sim_cg **v = ucg_realloc(s->cgs, n * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->cgs = v;
-		s->ccgs = n;
-	}
-	if (parent && parent->nchildren == parent->cchildren) {
-		size_t n = parent->cchildren ? parent->cchildren * 2 : 4;
-		struct sim_cg **v = ucg_realloc(parent->children, n * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		parent->children = v;
-		parent->cchildren = n;
-	}
-	cg = ucg_calloc(1, sizeof(*cg));
-	if (!cg)
-		return -ENOMEM;
-	cg->path = ucg_strdup(path);
-	if (!cg->path)
-		goto fail;
-	r = ucg_htable_insert(&hi->by_path, &cg->hnode, ucg_hash_bytes(path, strlen(path), 0));
-	if (r < 0)
-		goto fail;
-	if (ucg_cgroup_lookup(hi->h, path, &cg->ucg) < 0)
-		cg->ucg = NULL;
-	cg->id = (int)s->ncgs;
-	cg->hier = hi;
-	cg->parent = parent;
-	cg_defaults(cg);
-	cg->cfg_epoch = UINT64_MAX;
-	cg->runtime_left = 0;
-	cg->q_seen = -1;
-	cg->p_seen = 100 * SIM_MSEC;
-	s->cgs[s->ncgs++] = cg;
-	if (parent)
-		parent->children[parent->nchildren++] = cg;
-	else
-		hi->root = cg;
-	if (ret)
-		*ret = cg;
-	return 0;
-fail:
-	ucg_free(cg->path);
-	ucg_free(cg);
-	return r;
-}
-
-static void cg_unlink_child(struct sim_cg *parent, struct sim_cg *cg)
-{
-	size_t i;
-
-	for (i = 0; i < parent->nchildren; i++)
-		if (parent->children[i] == cg) {
-			memmove(&parent->children[i], &parent->children[i + 1],
-				(parent->nchildren - i - 1) * sizeof(cg));
-			parent->nchildren--;
-			return;
-		}
-}
-
-void sim_cg_remove(struct sim *s, struct sim_hier *hi, const char *path)
-{
-	struct sim_cg *cg = sim_cg_find(hi, path);
-
-	(void)s;
-	if (!cg || !cg->parent)
-		return;
-	ucg_htable_remove(&hi->by_path, &cg->hnode);
-	cg->removed = true;
-	cg->ucg = NULL;
-	cg_unlink_child(cg->parent, cg);
-	/* The statistics stay in the removed cgroup (reports show it as removed); its
-	 * charges in the engine pass to the parent, as the controllers do. */
-}
-
-static int rename_tree(struct sim_hier *hi, struct sim_cg *cg, const char *from, const char *to)
-{
-	size_t flen = strlen(from);
-	size_t i;
-	char *np;
-	int r;
-
-	np = ucg_malloc(strlen(to) + strlen(cg->path) - flen + 1);
-	if (!np)
-		return -ENOMEM;
-	strcpy(np, to);
-	strcat(np, cg->path + flen);
-	ucg_htable_remove(&hi->by_path, &cg->hnode);
-	ucg_free(cg->path);
-	cg->path = np;
-	r = ucg_htable_insert(&hi->by_path, &cg->hnode, ucg_hash_bytes(np, strlen(np), 0));
-	if (r < 0)
-		return r;
-	for (i = 0; i < cg->nchildren; i++) {
-		r = rename_tree(hi, cg->children[i], from, to);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-int sim_cg_rename(struct sim *s, struct sim_hier *hi, const char *from, const char *to)
-{
-	struct sim_cg *cg = sim_cg_find(hi, from);
-
-	(void)s;
-	if (!cg)
-		return -ENOENT;
-	/* v1 renames only within the parent, so the tree shape does not change. */
-	return rename_tree(hi, cg, from, to);
-}
-
-bool sim_cg_is_under(const struct sim_cg *cg, const struct sim_cg *ancestor)
-{
-	for (; cg; cg = cg->parent)
-		if (cg == ancestor)
-			return true;
-	return false;
-}
-
-/* Reads one control file of cg into b (emptied first); false if it cannot. */
-static bool cg_read(struct sim *s, struct sim_cg *cg, const char *file, struct ucg_buf *b)
-{
-	char path[512];
-	size_t dl = cg->path[1] ? strlen(cg->path) : 0, fl = strlen(file);
-
-	ucg_buf_reset(b);
-	if (dl + 1 + fl < sizeof(path)) { /* the usual case, without snprintf's cost */
-		memcpy(path, cg->path, dl);
-		path[dl] = '/';
-		memcpy(path + dl + 1, file, fl + 1);
-	} else {
-		snprintf(path, sizeof(path), "%s/%s", dl ? cg->path : "", file);
-	}
-	return ucg_fs_read_all(s->e, cg->hier->h, path, &s->root_cred, b) == 0 && b->data;
-}
-
-/* strtoll(p, .., 10) with dflt for no digits or out of range, by hand: control values
- * are parsed at every refresh, and strtoll's locale set-up cost more than the digits. */
-static int64_t parse_s64(const char *p, int64_t dflt)
-{
-	uint64_t v = 0, lim = INT64_MAX;
-	bool neg = false;
-
-	while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
-		p++;
-	if (*p == '+' || *p == '-') {
-		neg = *p++ == '-';
-		lim += neg; /* -INT64_MIN */
-	}
-	if (*p < '0' || *p > '9')
-		return dflt;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		unsigned d = (unsigned)(*p - '0');
-
-		if (v > (lim - d) / 10)
-			return dflt;
-		v = v * 10 + d;
-	}
-	return neg ? (int64_t)(0 - v) : (int64_t)v;
-}
-
-/* "MAJ:MIN V" lines: fills per-device values for the simulator's devices. */
-static void parse_dev_rules(struct sim *s, const char *text, uint64_t *v64, uint32_t *v32)
-{
-	const char *p = text;
-
-	while (p && *p) {
-		unsigned maj, min;
-		unsigned long long v;
-		size_t i;
-
-		if (sscanf(p, "%u:%u %llu", &maj, &min, &v) == 3)
-			for (i = 0; i < s->ndevs; i++)
-				if (s->devs[i]->major == maj && s->devs[i]->minor == min) {
-					if (v64)
-						v64[i] = v;
-					else
-						v32[i] = (uint32_t)v;
-				}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-}
-
-void sim_cg_refresh(struct sim *s, struct sim_cg *cg)
-{
-	struct ucg_buf b;
-	unsigned m = cg->hier->ss_mask;
-
-	if (cg->cfg_epoch == s->cfg_epoch)
-		return;
-	cg->cfg_epoch = s->cfg_epoch;
-	cg_defaults(cg);
-	ucg_buf_init(&b);
-	if (m & (1u << SIM_SS_CPU)) {
-		if (cg_read(s, cg, "cpu.shares", &b))
-			cg->shares = (unsigned)parse_s64(b.data, 1024);
-		if (cg_read(s, cg, "cpu.cfs_quota_us", &b))
-			cg->quota_ns = parse_s64(b.data, -1);
-		if (cg->quota_ns > 0)
-			cg->quota_ns *= 1000;
-		if (cg_read(s, cg, "cpu.cfs_period_us", &b))
-			cg->period_ns = parse_s64(b.data, 100000) * 1000;
-		if (cg->period_ns <= 0)
-			cg->period_ns = 100 * SIM_MSEC;
-		if (cg->shares < 2)
-			cg->shares = 2;
-	}
-	if ((m & (1u << SIM_SS_CPUSET)) && cg_read(s, cg, "cpuset.effective_cpus", &b)) {
-		/* count the cpus of a list such as "0-1,3" */
-		const char *p = b.data;
-		unsigned n = 0;
-
-		while (*p >= '0' && *p <= '9') {
-			char *end;
-			unsigned long a = strtoul(p, &end, 10), z = a;
-
-			if (*end == '-')
-				z = strtoul(end + 1, &end, 10);
-			n += (unsigned)(z - a + 1);
-			for (; a <= z && a < 64; a++)
-				cg->cpus_mask |= 1ull << a;
-			p = end;
-			if (*p == ',')
-				p++;
-		}
-		cg->ncpus = n;
-	}
-	if ((m & (1u << SIM_SS_FREEZER)) && cg_read(s, cg, "freezer.state", &b))
-		cg->frozen = strncmp(b.data, "THAWED", 6) != 0;
-	if (m & (1u << SIM_SS_BLKIO)) {
-		if (cg_read(s, cg, "blkio.bfq.weight", &b) || cg_read(s, cg, "blkio.weight", &b))
-			cg->blk_weight = (unsigned)parse_s64(b.data, 100);
-		if (cg->blk_weight == 0)
-			cg->blk_weight = 100;
-		/* throttle rules name devices: with none (yet) they can set nothing, and
-		 * adding one re-reads every cgroup (scenario_exec.c's changed()) */
-		if (s->ndevs && cg_read(s, cg, "blkio.throttle.read_bps_device", &b))
-			parse_dev_rules(s, b.data, cg->rbps, NULL);
-		if (s->ndevs && cg_read(s, cg, "blkio.throttle.write_bps_device", &b))
-			parse_dev_rules(s, b.data, cg->wbps, NULL);
-		if (s->ndevs && cg_read(s, cg, "blkio.throttle.read_iops_device", &b))
-			parse_dev_rules(s, b.data, NULL, cg->riops);
-		if (s->ndevs && cg_read(s, cg, "blkio.throttle.write_iops_device", &b))
-			parse_dev_rules(s, b.data, NULL, cg->wiops);
-	}
-	if ((m & (1u << SIM_SS_MEMORY)) && cg_read(s, cg, "memory.soft_limit_in_bytes", &b)) {
-		unsigned long long v = strtoull(b.data, NULL, 10);
-
-		cg->soft_limit = v >= (1ull << 62) ? UINT64_MAX : v / SIM_PAGE;
-	}
-	if ((m & (1u << SIM_SS_NET_CLS)) && cg_read(s, cg, "net_cls.classid", &b))
-		cg->classid = (uint32_t)parse_s64(b.data, 0);
-	if ((m & (1u << SIM_SS_NET_PRIO)) && cg_read(s, cg, "net_prio.ifpriomap", &b)) {
-		const char *p = strstr(b.data, "eth0 ");
-
-		if (p)
-			cg->prio = (uint32_t)parse_s64(p + 5, 0);
-	}
-	ucg_buf_fini(&b);
-}
+/* ---- hierarchies ------------------------------------------------------------------ */
 
 /* The index in hier[] of the hierarchy carrying ss, -1; a table rebuilt after each
  * mount, since every task event asks. */
-static int ss_index(struct sim *s, enum sim_ss ss)
+static int ss_index(struct sim *s, int ss)
 {
 	if (s->ss_hier_n != s->nhier) {
 		int k;
 		size_t i;
 
-		for (k = 0; k < SIM_SS_NR; k++) {
+		for (k = 0; k < UCG_SUBSYS_COUNT; k++) {
 			s->ss_hier[k] = -1;
 			for (i = 0; i < s->nhier; i++)
 				if (s->hier[i]->ss_mask & (1u << k)) {
@@ -524,7 +191,7 @@ static int ss_index(struct sim *s, enum sim_ss ss)
 	return s->ss_hier[ss];
 }
 
-struct sim_hier *sim_hier_of(struct sim *s, enum sim_ss ss)
+struct sim_hier *sim_hier_of(struct sim *s, int ss)
 {
 	int i = ss_index(s, ss);
 
@@ -670,46 +337,27 @@ int sim_task_exit(struct sim *s, struct sim_task *t)
 
 void sim_task_refresh(struct sim *s, struct sim_task *t)
 {
-	struct ucg_buf b;
-	const char *p;
+	size_t i;
 
 	if (!t->alive || t->memb_epoch == s->memb_epoch)
 		return;
 	t->memb_epoch = s->memb_epoch;
 	memset(t->cg, 0, sizeof(t->cg));
-	ucg_buf_init(&b);
-	if (ucg_proc_cgroup(s->e, t->tgid, t->tid == t->tgid ? 0 : t->tid, &b) < 0 || !b.data)
-		goto out;
-	for (p = b.data; *p;) {
-		const char *nl = strchr(p, '\n'), *c1 = strchr(p, ':'), *c2;
-		size_t i;
-		int id;
+	for (i = 0; i < s->nhier; i++) {
+		struct ucg_cgroup *ucg;
 
-		if (!nl)
-			nl = p + strlen(p);
-		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (c1 && c2 && c2 < nl) {
-			char path[1024];
-			size_t len = (size_t)(nl - c2 - 1);
-
-			id = atoi(p);
-			if (len >= sizeof(path))
-				len = sizeof(path) - 1;
-			memcpy(path, c2 + 1, len);
-			path[len] = '\0';
-			for (i = 0; i < s->nhier; i++)
-				if (ucg_hierarchy_id(s->hier[i]->h) == id)
-					t->cg[i] = sim_cg_find(s->hier[i], path);
+		if (ucg_task_cgroup_get(s->e, t->tid, s->hier[i]->h, &ucg) < 0) {
+			/* the engine does not know t: no cgroups, no consumer */
+			memset(t->cg, 0, sizeof(t->cg));
+			return;
 		}
-		p = *nl ? nl + 1 : nl;
+		t->cg[i] = sim_cg_of(s, ucg);
 	}
 	/* the consumer: the interned tuple of the task's cgroups */
 	t->consumer = consumer_intern(s, t->cg);
-out:
-	ucg_buf_fini(&b);
 }
 
-struct sim_cg *sim_task_cg(struct sim *s, struct sim_task *t, enum sim_ss ss)
+struct sim_cg *sim_task_cg(struct sim *s, struct sim_task *t, int ss)
 {
 	int i = ss_index(s, ss);
 
@@ -733,7 +381,7 @@ static void prov_task_moved(void *ctx, struct ucg_engine *e, int tid, int hierar
 
 	(void)e;
 	(void)hierarchy_id;
-	/* only this task's memberships changed: it re-reads /proc/PID/cgroup */
+	/* only this task's memberships changed: it asks the engine again */
 	if (t)
 		t->memb_epoch = UINT64_MAX;
 	s->cpu_dirty = true;
@@ -762,6 +410,9 @@ static int engine_start(struct sim *s)
 		ecfg.nr_blkdevs = s->nblkdevs;
 	}
 	r = ucg_engine_new(&ecfg, &s->e);
+	if (r < 0)
+		return r;
+	r = sim_cgroups_init(s);
 	if (r < 0)
 		return r;
 	return sim_mem_init(s);
@@ -818,14 +469,8 @@ void sim_free(struct sim *s)
 	}
 	ucg_free(s->tasks);
 	ucg_htable_fini(&s->tasks_by_tid);
-	for (i = 0; i < s->ncgs; i++) {
-		ucg_free(s->cgs[i]->path);
-		ucg_free(s->cgs[i]->children);
-		ucg_free(s->cgs[i]);
-	}
-	ucg_free(s->cgs);
+	sim_cgroups_fini(s);
 	for (i = 0; i < s->nhier; i++) {
-		ucg_htable_fini(&s->hier[i]->by_path);
 		ucg_free(s->hier[i]->name);
 		ucg_free(s->hier[i]);
 	}

@@ -2,8 +2,10 @@
  *
  * A simulation (struct sim) owns one engine and drives it with simulated tasks, the
  * way a kernel would: tasks are spawned, fork, exit and are reaped through the
- * task-provider calls, and every cgroup operation of a scenario goes through the
- * engine's path-based file API. Around the engine sit the models of what userspace
+ * task-provider calls; a scenario's filesystem commands (mkdir, echo, cat, ...) go
+ * through the engine's file API as a shell's would, and the models charge, uncharge
+ * and read limits on the engine's cgroup handles, hearing of changes as an engine
+ * observer (cgroups.c). Around the engine sit the models of what userspace
  * cannot control (CPU scheduling, memory and page cache, writeback, block devices,
  * helper processes, network devices); each model file opens with its formulas.
  *

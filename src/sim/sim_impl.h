@@ -15,6 +15,7 @@
 #include "base/heap.h"
 #include "base/htable.h"
 #include "base/prng.h"
+#include "engine/subsys.h" /* UCG_SS_*: the one list of controllers */
 #include "engine/ucg.h"
 #include "sim/ilist.h"
 #include "sim/sim.h"
@@ -24,12 +25,6 @@
 #define SIM_PAGE ((uint64_t)4096)
 #define SIM_NO_FRAME SIM_ILIST_END
 
-/* Controllers the simulator reacts to, as bits of sim_hier.ss_mask. */
-enum sim_ss {
-	SIM_SS_CPU, SIM_SS_CPUACCT, SIM_SS_CPUSET, SIM_SS_MEMORY, SIM_SS_BLKIO, SIM_SS_FREEZER,
-	SIM_SS_NET_CLS, SIM_SS_NET_PRIO, SIM_SS_HUGETLB, SIM_SS_PIDS, SIM_SS_NR
-};
-
 struct sim;
 
 /* Something that can be scheduled: the heap entry points at it. */
@@ -37,22 +32,31 @@ struct sim_event_src {
 	void (*fire)(struct sim *s, struct sim_event_src *src, uint64_t arg);
 };
 
-/* A cgroup as the simulator sees it: its place in one hierarchy, the control values
- * it last read through the file API, the model state and the statistics. */
+/* The simulator's data of one engine cgroup (cgroups.c): hung off the engine's cgroup
+ * in the simulator's observer slot when the engine reports the cgroup made (whoever
+ * made it), so a handle finds it with ucg_cgroup_priv and a path through
+ * ucg_cgroup_lookup; the engine owns the tree, the names and the limits. When the
+ * engine removes the cgroup the data stays (owned by sim.cgs) with its statistics,
+ * for the reports, and its charges still count in its ancestors. */
 struct sim_cg {
 	int id;                 /* global creation order (reports sort by it) */
 	struct sim_hier *hier;
-	char *path;             /* "/a/b", "/" for the root */
+	/* "/a/b": a copy of the engine's path made when first asked (sim_cg_path), dropped
+	 * when it or an ancestor is renamed, kept once removed */
+	char *path;
+	/* Links kept by the observer as the engine reports creations and removals (the
+	 * models walk them on every charge): the parent's data, and the live children's
+	 * in creation order. A removed cgroup keeps its parent link. */
 	struct sim_cg *parent;
-	struct sim_cg **children; /* creation order */
+	struct sim_cg **children;
 	size_t nchildren, cchildren;
 	bool removed;
-	struct ucg_hnode hnode; /* in hier->by_path */
 	/* The engine's cgroup, what the charge calls take; NULL once removed (the engine
 	 * frees it, and the charges the model still holds passed to the parent). */
 	struct ucg_cgroup *ucg;
 
-	/* control values, valid while cfg_epoch == sim.cfg_epoch */
+	/* control values read through the typed accessors (controllers/charge.h), valid
+	 * while cfg_epoch == sim.cfg_epoch; a write the engine reports sets it stale */
 	uint64_t cfg_epoch;
 	unsigned shares;        /* cpu.shares (1024 when unreadable) */
 	int64_t quota_ns;       /* cpu.cfs_quota_us * 1000, -1 unlimited */
@@ -105,9 +109,8 @@ struct sim_hier {
 	int index;              /* 0.. in mount order */
 	char *name;             /* the scenario's mount name */
 	struct ucg_hierarchy *h;
-	unsigned ss_mask;       /* 1u << enum sim_ss */
+	unsigned ss_mask; /* 1u << UCG_SS_*: the controllers bound to h */
 	struct sim_cg *root;
-	struct ucg_htable by_path;
 };
 
 /* An I/O stream of one task: read or write SIZE bytes of a file or device. */
@@ -317,11 +320,16 @@ struct sim {
 	size_t ncmds;
 	struct ucg_buf cmd_scratch; /* a fired command's $-expanded words (scenario_exec.c) */
 
-	/* engine view */
+	/* the engine's cgroups (cgroups.c): the scenario's mounts, and the data hung off
+	 * each cgroup in observer slot obs_id */
 	struct sim_hier *hier[SIM_MAX_HIER];
 	size_t nhier;
-	signed char ss_hier[SIM_SS_NR]; /* controller -> index in hier[], -1; valid ... */
-	size_t ss_hier_n;        /* ... while nhier is this (mounts only add) */
+	int obs_id;
+	int view_err; /* -ENOMEM: the observer could not hang a cgroup's data */
+	/* controller (UCG_SS_*) -> index in hier[], -1; valid while nhier is ss_hier_n
+	 * (mounts only add) */
+	signed char ss_hier[UCG_SUBSYS_COUNT];
+	size_t ss_hier_n;
 	struct sim_cg **cgs;   /* by id */
 	size_t ncgs, ccgs;
 	uint64_t cfg_epoch, memb_epoch;
@@ -422,19 +430,39 @@ int sim_task_exit(struct sim *s, struct sim_task *t);
 /* Brings t->cg[] up to date with the engine. */
 void sim_task_refresh(struct sim *s, struct sim_task *t);
 /* The cgroup of t in the hierarchy carrying controller ss, NULL if unbound. */
-struct sim_cg *sim_task_cg(struct sim *s, struct sim_task *t, enum sim_ss ss);
+struct sim_cg *sim_task_cg(struct sim *s, struct sim_task *t, int ss);
 /* The engine's cgroup of task t for controller ss (UCG_SS_*): NULL when ss is bound
  * nowhere or the engine no longer knows t (the charge calls then do nothing). */
 struct ucg_cgroup *sim_task_ucg(struct sim *s, const struct sim_task *t, int ss);
-struct sim_hier *sim_hier_of(struct sim *s, enum sim_ss ss);
+struct sim_hier *sim_hier_of(struct sim *s, int ss);
 struct sim_hier *sim_hier_by_name(struct sim *s, const char *name);
-/* cgroup view maintenance */
-int sim_cg_add(struct sim *s, struct sim_hier *hi, const char *path, struct sim_cg **ret);
-struct sim_cg *sim_cg_find(struct sim_hier *hi, const char *path);
-int sim_cg_rename(struct sim *s, struct sim_hier *hi, const char *from, const char *to);
-void sim_cg_remove(struct sim *s, struct sim_hier *hi, const char *path);
-/* Brings cg's control values up to date (reads through the file API). */
-void sim_cg_refresh(struct sim *s, struct sim_cg *cg);
+
+/* ---- cgroups.c: the simulator's data of the engine's cgroups ---- */
+/* Registers the observer that hangs a struct sim_cg off each cgroup. */
+int sim_cgroups_init(struct sim *s);
+/* Unregisters it and frees every struct sim_cg (the live and the removed). */
+void sim_cgroups_fini(struct sim *s);
+/* The scenario mounted h as hi: the root's data learns its hierarchy. 0 or -ENOMEM. */
+int sim_cgroups_mounted(struct sim *s, struct sim_hier *hi);
+/* The data of engine cgroup cg; NULL for NULL or a cgroup the simulator has none of. */
+static inline struct sim_cg *sim_cg_of(const struct sim *s, const struct ucg_cgroup *cg)
+{
+	return cg ? (struct sim_cg *)ucg_cgroup_priv(cg, s->obs_id) : NULL;
+}
+/* The live cgroup at path ("/a/b") of hi, NULL if absent. */
+struct sim_cg *sim_cg_find(struct sim *s, struct sim_hier *hi, const char *path);
+/* "/a/b": the engine's path of a live cgroup, the last one of a removed cgroup ("?" if
+ * it could not be copied); valid until the next rename in its hierarchy. */
+const char *sim_cg_path(struct sim_cg *cg);
+/* Reads cg's control values again (the controllers' typed accessors). */
+void sim_cg_reread(struct sim *s, struct sim_cg *cg);
+/* Brings cg's control values up to date: the models ask before each use, and the
+ * values are mostly current, so the test is inline. */
+static inline void sim_cg_refresh(struct sim *s, struct sim_cg *cg)
+{
+	if (cg->cfg_epoch != s->cfg_epoch)
+		sim_cg_reread(s, cg);
+}
 bool sim_cg_is_under(const struct sim_cg *cg, const struct sim_cg *ancestor);
 /* Adds delta to cg and its ancestors with the given accessor. */
 #define SIM_CG_UP(cg, field, delta)                                                    \

@@ -77,7 +77,7 @@ static inline struct sim_cg *ts_cg(struct sim *s, const char *hname, const char 
 {
 	struct sim_hier *h = sim_hier_by_name(s, hname);
 
-	return h ? sim_cg_find(h, path) : NULL;
+	return h ? sim_cg_find(s, h, path) : NULL;
 }
 
 /* Is the file readable in a fresh engine with the controller mounted? (Controllers

@@ -182,12 +182,83 @@ static void test_membership(void)
 	if (x && y) {
 		sim_task_refresh(s, x);
 		sim_task_refresh(s, y);
-		T_CHECK(x->cg[0] && !strcmp(x->cg[0]->path, "/c/b"));
+		T_CHECK(x->cg[0] && !strcmp(sim_cg_path(x->cg[0]), "/c/b"));
 		T_CHECK(y->cg[0] == x->cg[0]);
 		T_EQ_INT(x->tid, 100);
 		T_EQ_INT(y->tid, 101);
 	}
 	T_CHECK(strstr(sim_log(s), "$ cat t/c/b/cgroup.procs\n100\n101\n") != NULL);
+	sim_free(s);
+}
+
+/* The simulator's data hangs off the engine's cgroups (cgroups.c): made for every
+ * cgroup the engine reports, the scenario's or not; limits read through the typed
+ * accessors and read again after the engine reports a write to the cgroup or an
+ * ancestor; a removed cgroup's data keeps its last path, after a rename too. */
+static void test_cgroup_data(void)
+{
+	struct sim_err err;
+	struct sim_cg *x, *b, *y, *gone = NULL;
+	struct sim_hier *hi;
+	size_t i;
+	int r;
+	struct sim *s = ts_run("mount -o cpu,cpuacct c\nmkdir c/a\nmkdir c/a/b\nmkdir c/a/d\n"
+			       "echo 512 > c/a/cpu.shares\nmv c/a c/x\nrmdir c/x/d\nrun 1s\n",
+			       0, SIM_CHARGING_KERNEL, &r, &err);
+
+	T_EQ_INT(r, 0);
+	hi = sim_hier_by_name(s, "c");
+	x = ts_cg(s, "c", "/x");
+	b = ts_cg(s, "c", "/x/b");
+	T_CHECK(hi && x && b && !ts_cg(s, "c", "/a") && !ts_cg(s, "c", "/x/d"));
+	if (!hi || !x || !b)
+		goto out;
+	T_CHECK(b->parent == x && x->parent == hi->root && x->ucg && sim_cg_of(s, x->ucg) == x);
+	T_EQ_INT(x->nchildren, 1);
+	T_EQ_STR(sim_cg_path(b), "/x/b");
+	for (i = 0; i < s->ncgs; i++)
+		if (s->cgs[i]->removed)
+			gone = s->cgs[i];
+	T_CHECK(gone && !gone->ucg && gone->parent == x);
+	if (gone)
+		T_EQ_STR(sim_cg_path(gone), "/x/d");
+	sim_cg_refresh(s, x);
+	sim_cg_refresh(s, b);
+	T_EQ_INT(x->shares, 512);
+	T_EQ_INT(b->shares, 1024);
+	/* a write through the engine, not the scenario: the subtree is stale, and reads
+	 * the new value */
+	T_EQ_INT(ucg_fs_write_all(s->e, hi->h, "/x/cpu.cfs_quota_us", &s->root_cred, "50000", 5),
+		 0);
+	T_CHECK(x->cfg_epoch != s->cfg_epoch && b->cfg_epoch != s->cfg_epoch);
+	sim_cg_refresh(s, x);
+	T_EQ_INT(x->quota_ns, 50 * SIM_MSEC);
+	/* a cgroup made behind the scenario's back has data too, next in id order */
+	T_EQ_INT(ucg_fs_mkdir(s->e, hi->h, "/x/y", 0755, &s->root_cred), 0);
+	y = ts_cg(s, "c", "/x/y");
+	T_CHECK(y && y->parent == x && y->id == (int)s->ncgs - 1 && y->hier == hi);
+	T_EQ_INT(x->nchildren, 2);
+out:
+	sim_free(s);
+}
+
+/* A hierarchy destroyed under the simulator: its cgroups' data loses the handles. */
+static void test_cgroup_data_unmount(void)
+{
+	struct sim_err err;
+	struct sim_hier *hi;
+	int r;
+	struct sim *s =
+		ts_run("mount -o none,name=t t\nrun 1s\n", 0, SIM_CHARGING_KERNEL, &r, &err);
+
+	T_EQ_INT(r, 0);
+	hi = sim_hier_by_name(s, "t");
+	T_CHECK(hi && hi->root && hi->root->ucg && !hi->root->removed);
+	if (hi && hi->root) {
+		T_EQ_INT(ucg_umount(s->e, hi->h), 0);
+		T_CHECK(!hi->root->ucg && hi->root->removed);
+		T_EQ_STR(sim_cg_path(hi->root), "/");
+	}
 	sim_free(s);
 }
 
@@ -299,6 +370,8 @@ int main(void)
 	T_RUN(test_parse_errors);
 	T_RUN(test_run_errors);
 	T_RUN(test_membership);
+	T_RUN(test_cgroup_data);
+	T_RUN(test_cgroup_data_unmount);
 	T_RUN(test_compiled_commands);
 	T_RUN(test_determinism);
 	T_RUN(test_event_limit);

@@ -75,7 +75,7 @@ static char *run_text(const char *text, size_t len, bool full, int *ret_r)
 		struct sim_cg *g = s->cgs[i];
 
 		ucg_buf_printf(&b, "cg %d %s cpu %lld thr %lld/%llu/%llu local %lld\n", g->id,
-			       g->path, (long long)g->cpu_ns, (long long)g->throttled_ns,
+			       sim_cg_path(g), (long long)g->cpu_ns, (long long)g->throttled_ns,
 			       (unsigned long long)g->nr_throttled,
 			       (unsigned long long)g->nr_periods, (long long)g->local_throttled_ns);
 	}
