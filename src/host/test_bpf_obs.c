@@ -2,8 +2,9 @@
  * observer and host/v2obs.c registered, a worker process this test forks attached to
  * v1 devices and net_cls cgroups. A devices.deny write makes open(2) fail with EPERM
  * in the kernel, a devices.allow write undoes it, a deny on a parent reaches a child
- * cgroup's leaf, and net_cls.classid becomes the SO_PRIORITY of new sockets. Skips
- * with one line without root, cgroup2 or bpf(2). */
+ * cgroup's leaf, net_cls.classid becomes the SO_PRIORITY of new sockets, and after a
+ * restart (the programs stayed meanwhile) a leaf's old program gives way to the new
+ * daemon's. Skips with one line without root, cgroup2 or bpf(2). */
 #include "host/bpf_obs.h"
 
 #include "engine/test_fixture.h"
@@ -114,12 +115,34 @@ static void test_native(void)
 	T_CHECK(d.data && strstr(d.data, "refusals 0") != NULL);
 	ucg_buf_fini(&d);
 
+	/* a daemon restart: the programs stay with the leaves while no daemon runs, and
+	 * the next one replaces what it finds on a leaf by its own list's program */
+	T_EQ_INT(fx_write(e, dv, "/d/c/cgroup.procs", pid), 0);
+	ucg_bpfobs_free(bo);
+	ucg_v2obs_free(o2);
+	ucg_engine_free(e);
+	T_EQ_INT(ask('o', r), 0);
+	T_CHECK(r[0] == EPERM && r[1] == EPERM);
+	T_EQ_INT(ucg_engine_new(&cfg, &e), 0);
+	T_EQ_INT(ucg_bpfobs_new(e, b, test_log, NULL, &bo), 0);
+	T_EQ_INT(ucg_v2obs_new(e, b, test_log, NULL, &o2), 0);
+	ucg_bpfobs_bind(bo, o2);
+	dv = fx_mount(e, "devices");
+	nc = fx_mount(e, "net_cls");
+	fx_proc(e, w, 0);
+	T_EQ_INT(fx_mkdir(e, dv, "/d"), 0);
+	T_EQ_INT(fx_mkdir(e, dv, "/d/c"), 0);
+	T_EQ_INT(fx_write(e, dv, "/d/c/devices.deny", "c 1:3 rwm"), 0);
+	T_EQ_INT(fx_write(e, dv, "/d/c/cgroup.procs", pid), 0);
+	T_EQ_INT(ask('o', r), 0);
+	T_EQ_INT(r[0], EPERM);
+	T_EQ_INT(r[1], 0);
+
 	worker_stop(w);
 	ucg_task_exit(e, w);
 	ucg_task_reap(e, w);
 	T_EQ_INT(fx_rmdir(e, dv, "/d/c"), 0);
 	T_EQ_INT(fx_rmdir(e, dv, "/d"), 0);
-	T_EQ_INT(fx_rmdir(e, nc, "/n"), 0);
 	ucg_v2obs_free(o2);
 	ucg_bpfobs_free(bo);
 	ucg_engine_free(e);
