@@ -14,7 +14,7 @@
  * hierarchies (Docker's /docker/ID, systemd's slices, kubepods, Slurm's steps) sits
  * in ROOT/P/.ucg, so every hierarchical rule is the kernel's. When they diverge, the
  * first hierarchy in priority order (memory, pids, io, cpu, cpuset, hugetlb,
- * freezer) is the outer one, and each later hierarchy whose path differs adds a
+ * freezer, devices, net_cls) is the outer one, and each later hierarchy whose path differs adds a
  * level ".ucg.NAME:PATH" (PATH's slashes as colons) before the leaf:
  *     memory /a, pids /b, cpu /a   ->  ROOT/a/.ucg.pids:b/.ucg
  * Those levels get a copy of the inner hierarchy's limits (approximate: see
