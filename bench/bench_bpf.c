@@ -7,11 +7,13 @@
  *                    the build found libbpf (the choice in host/bpf_load.h)
  *   attach_N         us for BPF_PROG_ATTACH to a v2 directory + BPF_PROG_DETACH
  *   replace_N        us for one BPF_F_REPLACE of an attached program
- *   open             ns per open(2) + close(2) of /dev/null by a process in a
+ *   open             CPU ns per open(2) + close(2) of /dev/null by a process in a
  *                    scratch v2 cgroup with no program; open_N with the program
  *                    of N rules attached (/dev/null's grant is the last: every
  *                    compare runs); kernel.open_v1_N the same in a v1 devices
  *                    cgroup of N exceptions, where the host has one
+ *   socket           ns per socket(2) + close(2) of a UDP socket there; socket_classid
+ *                    with the net_cls program (priority = classid) attached
  *
  * Needs root, a writable cgroup2 mount and bpf(2); works in scratch cgroups
  * (ucgbench-bpf-PID) removed at the end. Prints "name value unit" lines.
@@ -29,8 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define OPENS 100000
@@ -52,8 +56,19 @@ static void make_rules(struct ucg_devrules *r, int n)
 	}
 }
 
-/* ns per open+close of /dev/null in a child moved into procs (a cgroup.procs file) */
-static double open_cost(const char *procs)
+/* CPU ns of this thread: the open loops below are measured in CPU time, so a busy
+ * machine's run-queue waits do not count */
+static double cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* CPU ns per open+close of /dev/null (sock: per socket+close of a UDP socket) in a
+ * child moved into procs (a cgroup.procs file) */
+static double op_cost(const char *procs, int sock)
 {
 	int p[2];
 	double ns = -1;
@@ -69,15 +84,16 @@ static double open_cost(const char *procs)
 
 		snprintf(num, sizeof(num), "%d", (int)getpid());
 		if (bench_write_str(procs, num) == 0) {
-			t0 = bench_now_ns();
+			t0 = cpu_ns();
 			for (i = 0; i < OPENS; i++) {
-				fd = open("/dev/null", O_RDONLY);
+				fd = sock ? socket(AF_INET, SOCK_DGRAM, 0)
+					  : open("/dev/null", O_RDONLY);
 				if (fd < 0)
 					break;
 				close(fd);
 			}
 			if (i == OPENS)
-				r = (bench_now_ns() - t0) / OPENS;
+				r = (cpu_ns() - t0) / OPENS;
 		}
 		if (write(p[1], &r, sizeof(r)) != sizeof(r))
 			_exit(1);
@@ -138,10 +154,10 @@ int main(void)
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
 	snprintf(v1dir, sizeof(v1dir), "/sys/fs/cgroup/devices/ucgbench-bpf-%d", (int)getpid());
 	snprintf(v1procs, sizeof(v1procs), "%s/cgroup.procs", v1dir);
-	printf("open %.0f ns\n", open_cost(procs));
+	printf("open %.0f ns\n", op_cost(procs, 0));
 	if (access("/sys/fs/cgroup/devices/devices.allow", W_OK) == 0)
 		printf("kernel.open_v1_0 %.0f ns\n",
-		       open_cost("/sys/fs/cgroup/devices/cgroup.procs"));
+		       op_cost("/sys/fs/cgroup/devices/cgroup.procs", 0));
 	for (s = 0; s < 3; s++) {
 		int n = sizes[s], len = 0, fd[2], iters = 200;
 		struct bpf_insn *insns = malloc(UCG_BPF_DEV_INSNS(n) * sizeof(*insns));
@@ -183,7 +199,7 @@ int main(void)
 		for (i = 0; i < iters; i++)
 			ucg_bpf_cgroup_attach(cg, fd[(i + 1) % 2], BPF_CGROUP_DEVICE, fd[i % 2]);
 		printf("replace_%d %.1f us\n", n, (bench_now_ns() - t0) / iters / 1000);
-		printf("open_%d %.0f ns\n", n, open_cost(procs));
+		printf("open_%d %.0f ns\n", n, op_cost(procs, 0));
 		ucg_bpf_cgroup_detach_others(cg, BPF_CGROUP_DEVICE, -1);
 		close(fd[0]);
 		close(fd[1]);
@@ -191,7 +207,22 @@ int main(void)
 		free(insns);
 		if (access("/sys/fs/cgroup/devices/devices.allow", W_OK) == 0 &&
 		    v1_setup(v1dir, n) == 0)
-			printf("kernel.open_v1_%d %.0f ns\n", n, open_cost(v1procs));
+			printf("kernel.open_v1_%d %.0f ns\n", n, op_cost(v1procs, 0));
+	}
+	{
+		struct bpf_insn insns[4];
+		int n = ucg_bpf_classid_compile(0x100001, insns, 4), fd;
+
+		printf("socket %.0f ns\n", op_cost(procs, 1));
+		fd = ucg_bpf_prog_load(BPF_PROG_TYPE_CGROUP_SOCK, BPF_CGROUP_INET_SOCK_CREATE,
+				       insns, (size_t)n, NULL, 0);
+		if (fd >= 0 &&
+		    ucg_bpf_cgroup_attach(cg, fd, BPF_CGROUP_INET_SOCK_CREATE, -1) == 0) {
+			printf("socket_classid %.0f ns\n", op_cost(procs, 1));
+			ucg_bpf_cgroup_detach(cg, fd, BPF_CGROUP_INET_SOCK_CREATE);
+		}
+		if (fd >= 0)
+			close(fd);
 	}
 	close(cg);
 	if (rmdir(dir) != 0)
