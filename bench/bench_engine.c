@@ -18,6 +18,7 @@
 #include "engine/ucg.h"
 
 #include "bench_util.h"
+#include "bench_engine_scale.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -362,8 +363,6 @@ static void kernel_figures(void)
 	umount2(mnt, 0);
 	rmdir(mnt);
 }
-
-void scale_figures(void);
 
 int main(void)
 {

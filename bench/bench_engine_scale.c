@@ -21,6 +21,7 @@
 #include "engine/ucg.h"
 
 #include "bench_util.h"
+#include "bench_engine_scale.h"
 
 #include <malloc.h>
 #include <stdio.h>

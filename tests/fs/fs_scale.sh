@@ -13,7 +13,14 @@ before=$(rss)
 check "100,000 mkdir+rmdir pairs" "$("$FSOP" mkrm $M/x 100000)" "OK"
 after=$(rss)
 echo "# daemon VmRSS: ${before} kB after the warm-up, ${after} kB after 100,000 pairs"
-check "RSS within 5% (${before} -> ${after} kB)" \
-	"$([ -n "$before" ] && [ "$after" -le $((before + before / 20)) ] && echo yes)" "yes"
+# AddressSanitizer keeps freed blocks in quarantine (256 MB by default) before reuse,
+# so under it the resident set measures the quarantine, not the daemon.
+if grep -q libasan /proc/$DAEMON_PID/maps 2>/dev/null; then
+	SKIP=$((SKIP + 1))
+	echo "skip RSS within 5%: the daemon runs under AddressSanitizer (its quarantine holds freed memory)"
+else
+	check "RSS within 5% (${before} -> ${after} kB)" \
+		"$([ -n "$before" ] && [ "$after" -le $((before + before / 20)) ] && echo yes)" "yes"
+fi
 check "nothing left behind" "$(ls -d $M/*/ 2>/dev/null | wc -l)" "0"
 fs_done

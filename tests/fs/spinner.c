@@ -10,17 +10,20 @@
 #include <time.h>
 
 static long ms;
+/* The loop's sum lands here so no compiler drops the loop as dead. */
+static volatile uint64_t sink;
 
 static void *burn(void *arg)
 {
 	struct timespec ts;
-	volatile uint64_t x = 0;
+	uint64_t x = 0;
 
 	(void)arg;
 	do {
 		for (int i = 0; i < 100000; i++)
 			x += (uint64_t)i;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		sink = x;
 	} while (ts.tv_sec * 1000L + ts.tv_nsec / 1000000 < ms);
 	return NULL;
 }
