@@ -164,6 +164,9 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 		goto out;
 	}
 	fprintf(stderr, "ucg: daemon %d serving %s\n", (int)getpid(), ucgfs_ctl_runtime_dir());
+	if (ucg_host_polled(d.host))
+		fprintf(stderr, "ucg: the kernel sends no process events (no CONFIG_PROC_EVENTS?): "
+				"tasks are rescanned from /proc at every sync\n");
 	if (stale)
 		fprintf(stderr, "ucg: daemon: the previous daemon did not stop cleanly (its "
 				"ctl.sock was left behind): restoring its state\n");

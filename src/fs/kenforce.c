@@ -16,6 +16,7 @@ struct ucgfs_kenforce {
 	struct ucg_v2obs *o;
 	struct ucg_bpfobs *bo; /* devices, net_cls; registered before o, so it runs first */
 	char why[384]; /* why policy only */
+	int syncing;   /* inside ucgfs_kenforce_sync */
 };
 
 static void log_line(void *ctx, const char *line)
@@ -74,6 +75,15 @@ void ucgfs_kenforce_restore(struct ucgfs_kenforce *k)
 {
 	if (k && k->o)
 		ucg_v2obs_restore(k->o);
+}
+
+void ucgfs_kenforce_sync(struct ucgfs_kenforce *k)
+{
+	if (!k || !k->o || k->syncing)
+		return;
+	k->syncing = 1;
+	ucg_v2obs_restore(k->o);
+	k->syncing = 0;
 }
 
 int ucgfs_kenforce_freeze(struct ucgfs_kenforce *k, int tid, int freeze)

@@ -23,6 +23,12 @@ struct ucgfs_kenforce *ucgfs_kenforce_start(struct ucg_engine *e);
 /* After the state file's restore: processes forked while no daemon ran are found in
  * their leaves and attached in the engine. */
 void ucgfs_kenforce_restore(struct ucgfs_kenforce *k);
+/* The provider's sync on a kernel that sends no process events (host/host.h's polled
+ * mode): after the rescan of /proc has placed new tasks under their creators, the
+ * kernel's v2 leaves say where each process of the subtree really is (a fork
+ * inherits its leaf, whoever moved the parent), and the engine follows them. A call
+ * from inside itself (its attaches sync again) does nothing. */
+void ucgfs_kenforce_sync(struct ucgfs_kenforce *k);
 /* The provider's freeze_task: 0 when frozen/thawed through v2, -ENOENT when the
  * caller must use signals (no backend, or tid not in its leaf). */
 int ucgfs_kenforce_freeze(struct ucgfs_kenforce *k, int tid, int freeze);

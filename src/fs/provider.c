@@ -35,7 +35,14 @@ int ucgfs_drain(struct daemon *d)
 
 static void prov_sync(void *ctx, struct ucg_engine *e)
 {
-	ucgfs_drain(ctx);
+	struct daemon *d = ctx;
+
+	ucgfs_drain(d);
+	/* Without process events the rescan placed new tasks by their parents; the
+	 * kernel's leaves know better where a process of the subtree is. With events,
+	 * each fork was placed with its creator as the kernel placed it. */
+	if (ucg_host_polled(d->host))
+		ucgfs_kenforce_sync(d->kenforce);
 }
 
 static void prov_release_queued(void *ctx, struct ucg_engine *e)

@@ -333,6 +333,51 @@ int ucg_cgv2_scan(struct ucg_cgv2 *b, void (*fn)(void *ctx, const char *rel, pid
 	return scan_dir(b, rel, sizeof(rel), fn, ctx);
 }
 
+static int own_leaves(struct ucg_cgv2 *b, char *rel, size_t size,
+		      void (*fn)(void *, const char *), void *ctx)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(rel);
+	struct dirent *d;
+	DIR *dir;
+	int count = 0, e;
+
+	e = path_of(b, rel, NULL, path, sizeof(path));
+	if (e < 0)
+		return e;
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		/* the backend's own names only: the leaf and the divergent levels */
+		if (d->d_type != DT_DIR || strncmp(d->d_name, UCG_V2_LEAF, strlen(UCG_V2_LEAF)))
+			continue;
+		if (len + 1 + strlen(d->d_name) >= size)
+			continue;
+		snprintf(rel + len, size - len, "/%s", d->d_name);
+		if (is_leaf_name(d->d_name)) {
+			fn(ctx, rel);
+			count++;
+		} else if ((e = own_leaves(b, rel, size, fn, ctx)) > 0) {
+			count += e;
+		}
+		rel[len] = '\0';
+	}
+	closedir(dir);
+	return count;
+}
+
+int ucg_cgv2_own_leaves(struct ucg_cgv2 *b, const char *rel,
+			void (*fn)(void *ctx, const char *leaf), void *ctx)
+{
+	char buf[PATH_MAX];
+
+	if (strlen(rel) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, strcmp(rel, "/") ? rel : "");
+	return own_leaves(b, buf, sizeof(buf), fn, ctx);
+}
+
 /* Removes every empty directory below path (deepest first), then path. */
 static void remove_tree(const char *path)
 {

@@ -87,5 +87,11 @@ int ucg_cgv2_freeze(struct ucg_cgv2 *b, const char *rel, int freeze);
 /* Calls fn(ctx, rel, pid) for every process in every leaf of the subtree (after a
  * restart, to rebuild membership). Returns the number of processes or -errno. */
 int ucg_cgv2_scan(struct ucg_cgv2 *b, void (*fn)(void *ctx, const char *rel, pid_t pid), void *ctx);
+/* Calls fn(ctx, leaf) for every leaf that holds processes of the v1 cgroup whose
+ * mirror is rel ("/a"): rel/.ucg and the leaves of its divergent levels
+ * (rel/.ucg.pids:b/.ucg, ...), not those of rel's v1 children. Returns their number
+ * or -errno. */
+int ucg_cgv2_own_leaves(struct ucg_cgv2 *b, const char *rel,
+			void (*fn)(void *ctx, const char *leaf), void *ctx);
 
 #endif

@@ -14,7 +14,10 @@
 #include <linux/netlink.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int connector_open(int *ret)
@@ -138,4 +141,55 @@ int connector_drain(struct ucg_host *h, struct ucg_engine *e)
 		}
 		applied += connector_parse(h->buf, (size_t)n, apply_event, &ctx);
 	}
+}
+
+struct probe_ctx {
+	pid_t child;
+	int seen;
+};
+
+static void probe_event(void *ctx, const struct proc_event *ev)
+{
+	struct probe_ctx *p = ctx;
+
+	if (ev->what == PROC_EVENT_FORK && ev->event_data.fork.child_pid == p->child)
+		p->seen = 1;
+}
+
+/* Whether the kernel sends process events at all: a kernel whose connector is a
+ * module (Debian's User-mode Linux, CONFIG_CONNECTOR=m) has no CONFIG_PROC_EVENTS, so
+ * the socket binds and the listen request is accepted, but no event ever comes. We
+ * fork a child that exits at once and wait up to timeout_ms for its fork event; the
+ * events read meanwhile are dropped, which is safe only before the first scan of
+ * /proc (ucg_host_new). 1: events come; 0: none came; -errno: fork failed. */
+int connector_probe(int fd, char *buf, size_t size, int timeout_ms)
+{
+	struct probe_ctx p = { 0 };
+	struct timespec t0, t;
+	int left = timeout_ms;
+
+	p.child = fork();
+	if (p.child < 0)
+		return -errno;
+	if (p.child == 0)
+		_exit(0);
+	while (waitpid(p.child, NULL, 0) < 0 && errno == EINTR)
+		;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!p.seen && left > 0) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pf, 1, left) > 0) {
+			while ((n = recv(fd, buf, size, MSG_DONTWAIT)) > 0 || (n < 0 && errno == EINTR))
+				if (n > 0)
+					connector_parse(buf, (size_t)n, probe_event, &p);
+			if (n < 0 && errno == ENOBUFS)
+				return 1; /* events come, so many that some were lost */
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = timeout_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+					  (t.tv_nsec - t0.tv_nsec) / 1000000);
+	}
+	return p.seen;
 }

@@ -26,6 +26,12 @@
  *            parent process), creators first, as close to fork semantics as a
  *            rescan can get (see ucg_host_resync for the races this closes).
  *
+ *   none  -> a kernel without CONFIG_PROC_EVENTS (its connector a module, as in
+ *            Debian's User-mode Linux) accepts the subscription and sends nothing:
+ *            ucg_host_new finds that out by forking a child and waiting 250 ms for
+ *            its event, and from then on every drain is a resync, so the table is
+ *            what /proc says at each sync (before every pid lookup and listing).
+ *
  *   exec  -> credentials are read again. If another thread than the leader called
  *            execve, it took the leader's pid (de_thread): see table.c.
  *
@@ -71,7 +77,7 @@ int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
 
 	if (h->draining)
 		return 0;
-	if (!h->lost && !h->nr_early && !host_pending(h))
+	if (!h->lost && !h->nr_early && !h->no_events && !host_pending(h))
 		return 0;
 	h->draining = 1;
 	applied = connector_drain(h, e);
@@ -80,7 +86,7 @@ int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
 	 * connector before that report: read them before ending it. */
 	if (h->nr_early)
 		applied += connector_drain(h, e);
-	if (h->lost) {
+	if (h->lost || h->no_events) {
 		h->lost = 0;
 		ucg_host_resync(h, e); /* before the exits: see there */
 	}
@@ -92,6 +98,7 @@ int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e)
 int ucg_host_new(struct ucg_host **ret)
 {
 	struct ucg_host *h = ucg_calloc(1, sizeof(*h));
+	const char *env;
 	char buf[32];
 	int r;
 
@@ -116,6 +123,11 @@ int ucg_host_new(struct ucg_host **ret)
 	r = connector_open(&h->fd);
 	if (r < 0)
 		goto fail;
+	env = getenv("UCG_HOST_NO_EVENTS"); /* tests: the polled mode on any kernel */
+	if (env && !strcmp(env, "1"))
+		h->no_events = 1;
+	else
+		h->no_events = connector_probe(h->fd, h->buf, sizeof(h->buf), 250) == 0;
 	taskstats_open(h); /* early exits; without it, exits wait for the connector */
 	*ret = h;
 	return 0;
@@ -164,6 +176,11 @@ int ucg_host_fd(const struct ucg_host *h)
 int ucg_host_exit_fd(const struct ucg_host *h)
 {
 	return h->ts_fd;
+}
+
+int ucg_host_polled(const struct ucg_host *h)
+{
+	return h->no_events;
 }
 
 void ucg_host_get_stats(const struct ucg_host *h, struct ucg_host_stats *ret)

@@ -4,7 +4,8 @@
  * then fork/exit/uid/gid events from the kernel's process-events connector
  * (NETLINK_CONNECTOR, CN_IDX_PROC). When the connector drops events (ENOBUFS) the
  * table is resynchronised from /proc, diffing by (tid, start time) so that a reused
- * tid is never taken for its predecessor. Not thread-safe: the caller serialises
+ * tid is never taken for its predecessor; on a kernel that sends no process events,
+ * every drain is such a resynchronisation. Not thread-safe: the caller serialises
  * every call with the engine's lock.
  */
 #ifndef UCG_HOST_HOST_H
@@ -33,6 +34,9 @@ int ucg_host_fd(const struct ucg_host *h);
 /* The taskstats socket (-1 if unavailable), to poll for POLLIN too: exits arrive there
  * before the parent can reap, the connector's only after (drain on either). */
 int ucg_host_exit_fd(const struct ucg_host *h);
+/* 1 when the kernel sends no process events (UCG_HOST_NO_EVENTS=1 forces it): every
+ * drain then rescans /proc, costing O(threads on the host) per sync. */
+int ucg_host_polled(const struct ucg_host *h);
 /* Applies every queued event; resynchronises if events were lost; reaps zombies whose
  * /proc entry is gone. Returns the number of events applied or -errno. */
 int ucg_host_drain(struct ucg_host *h, struct ucg_engine *e);

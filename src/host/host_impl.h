@@ -47,6 +47,7 @@ struct ucg_host {
 	struct pending *pend; /* resync: tasks found in /proc, placed parents first */
 	size_t nr_pend, cap_pend;
 	int lost;           /* events were dropped: resync before trusting the table */
+	int no_events;      /* the kernel sends no process events: resync at every drain */
 	int draining;       /* guards against the sync callback re-entering */
 	struct ucg_host_stats stats;
 	struct cred_slot creds[CRED_SLOTS];
@@ -96,6 +97,9 @@ int connector_open(int *ret);
 /* Applies every event queued on the connector; notes a loss in h->lost. Returns the
  * number of events applied. */
 int connector_drain(struct ucg_host *h, struct ucg_engine *e);
+/* Whether process events come at all (a fork's event within timeout_ms), read with
+ * buf as scratch: 1, 0, or -errno. Drops what it reads: call before the first scan. */
+int connector_probe(int fd, char *buf, size_t size, int timeout_ms);
 /* Walks the netlink messages of one datagram of len bytes (aligned as recv leaves
  * it) and calls fn for each process event in it; messages of other connectors,
  * NOOP/ERROR messages and ones too short for an event are skipped. Returns the

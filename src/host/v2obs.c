@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -542,6 +543,46 @@ static int read_mirror(void *ctx, const char *file, struct ucg_buf *out)
 	return ucg_cgv2_read(o->b, ((void **)ctx)[1], file, out);
 }
 
+struct events_sum {
+	struct ucg_v2obs *o;
+	uint64_t max;
+	int err;
+};
+
+static void add_leaf_events(void *ctx, const char *leaf)
+{
+	struct events_sum *sum = ctx;
+	struct ucg_buf b;
+	const char *p;
+	int e;
+
+	ucg_buf_init(&b);
+	e = ucg_cgv2_read(sum->o->b, leaf, "pids.events", &b);
+	if (e == 0 && b.data && (p = strstr(b.data, "max ")) && (p == b.data || p[-1] == '\n'))
+		sum->max += strtoull(p + 4, NULL, 10);
+	else if (e < 0 && e != -ENOENT)
+		sum->err = e;
+	ucg_buf_fini(&b);
+}
+
+/* pids.events "max": v1 counts a refused fork in the forking task's own cgroup
+ * (whichever ancestor's limit refused it), as Linux 6.1's v2 does in the task's own
+ * leaf; the mirror holding the limit counts nothing there. So the v1 figure is the
+ * sum over the cgroup's own leaves. (6.14's v2 counts at the limiting cgroup and
+ * keeps pids.events.local; a leaf then reads 0 unless its own limit refused.) */
+static int pids_events(struct ucg_v2obs *o, const char *rel, struct ucg_buf *out)
+{
+	struct events_sum sum = { .o = o };
+	int n = ucg_cgv2_own_leaves(o->b, rel, add_leaf_events, &sum);
+
+	if (n < 0 && n != -ENOENT)
+		return n;
+	if (sum.err)
+		return sum.err;
+	ucg_buf_printf(out, "max %llu\n", (unsigned long long)sum.max);
+	return 0;
+}
+
 int ucg_v2obs_show(struct ucg_v2obs *o, struct ucg_hierarchy *h, const char *path,
 		   struct ucg_buf *out)
 {
@@ -577,6 +618,8 @@ int ucg_v2obs_show(struct ucg_v2obs *o, struct ucg_hierarchy *h, const char *pat
 	if ((size_t)(file - path) >= sizeof(rel))
 		return -ENAMETOOLONG;
 	snprintf(rel, sizeof(rel), "%.*s", (int)(file - path - 1), path);
+	if (!strcmp(file, "pids.events"))
+		return pids_events(o, rel, out);
 	ctx[0] = o;
 	ctx[1] = rel;
 	return ucg_v2stat_show(file, read_mirror, ctx, out);
