@@ -106,13 +106,13 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 			       (unsigned long long)s.forks, (unsigned long long)s.exits,
 			       (unsigned long long)s.events, (unsigned long long)s.resyncs,
 			       ucg_task_count(d->e));
-		/* The FUSE transport: mounts served through io_uring, requests answered
-		 * through a ring. */
 		/* Where the task table comes from: the process-events connector, or (a
 		 * kernel that sends none) a rescan of /proc at every sync. */
 		ucg_buf_printf(&out, "task_events %s\n",
 			       ucg_host_polled(d->host) ? "none (rescan of /proc at each sync)"
 							: "connector");
+		/* The FUSE transport: mounts served through io_uring, requests answered
+		 * through a ring. */
 		ucg_buf_printf(&out, "uring_mounts %d\nuring_requests %llu\n", rings,
 			       ucgfs_uring_requests_total());
 		/* How files are served: exact (direct_io) or cache (UCG_FUSE_CACHE=1). */

@@ -277,8 +277,13 @@ int ucg_cgv2_freeze(struct ucg_cgv2 *b, const char *rel, int freeze)
 	return e;
 }
 
-static int scan_dir(struct ucg_cgv2 *b, char *rel, size_t size,
-		    void (*fn)(void *, const char *, pid_t), void *ctx)
+/* Walks the directories below rel (a buffer of size bytes, extended in place) and
+ * calls leaf(ctx, rel) for each leaf, adding up what it returns. own_only: descend
+ * only into the backend's own names (the leaf and the divergent levels ".ucg.*"),
+ * so the leaves of one v1 cgroup and not those of its v1 children. Returns the sum
+ * or -errno. */
+static int walk_leaves(struct ucg_cgv2 *b, char *rel, size_t size, int own_only,
+		       int (*leaf)(void *ctx, const char *rel), void *ctx)
 {
 	char path[PATH_MAX];
 	size_t len = strlen(rel);
@@ -295,87 +300,82 @@ static int scan_dir(struct ucg_cgv2 *b, char *rel, size_t size,
 	while ((d = readdir(dir))) {
 		if (d->d_type != DT_DIR || !strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
+		if (own_only && strncmp(d->d_name, UCG_V2_LEAF, strlen(UCG_V2_LEAF)))
+			continue;
 		if (len + 1 + strlen(d->d_name) >= size)
 			continue;
 		snprintf(rel + len, size - len, "/%s", d->d_name);
-		if (is_leaf_name(d->d_name)) {
-			struct ucg_buf procs;
-			char *p, *end;
-
-			ucg_buf_init(&procs);
-			if (ucg_cgv2_read(b, rel, "cgroup.procs", &procs) == 0 && procs.data)
-				for (p = procs.data; *p; p = end) {
-					long pid = strtol(p, &end, 10);
-
-					if (end == p)
-						break;
-					fn(ctx, rel, (pid_t)pid);
-					count++;
-					while (*end == '\n')
-						end++;
-				}
-			ucg_buf_fini(&procs);
-		} else {
-			e = scan_dir(b, rel, size, fn, ctx);
-			if (e > 0)
-				count += e;
-		}
+		e = is_leaf_name(d->d_name) ? leaf(ctx, rel)
+					    : walk_leaves(b, rel, size, own_only, leaf, ctx);
+		if (e > 0)
+			count += e;
 		rel[len] = '\0';
 	}
 	closedir(dir);
+	return count;
+}
+
+struct scan_ctx {
+	struct ucg_cgv2 *b;
+	void (*fn)(void *ctx, const char *rel, pid_t pid);
+	void *ctx;
+};
+
+/* walk_leaves' callback for ucg_cgv2_scan: fn for each process of the leaf. */
+static int scan_leaf(void *ctx, const char *rel)
+{
+	struct scan_ctx *sc = ctx;
+	struct ucg_buf procs;
+	char *p, *end;
+	int count = 0;
+
+	ucg_buf_init(&procs);
+	if (ucg_cgv2_read(sc->b, rel, "cgroup.procs", &procs) == 0 && procs.data)
+		for (p = procs.data; *p; p = end) {
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			sc->fn(sc->ctx, rel, (pid_t)pid);
+			count++;
+			while (*end == '\n')
+				end++;
+		}
+	ucg_buf_fini(&procs);
 	return count;
 }
 
 int ucg_cgv2_scan(struct ucg_cgv2 *b, void (*fn)(void *ctx, const char *rel, pid_t pid), void *ctx)
 {
+	struct scan_ctx sc = { b, fn, ctx };
 	char rel[PATH_MAX] = "";
 
-	return scan_dir(b, rel, sizeof(rel), fn, ctx);
+	return walk_leaves(b, rel, sizeof(rel), 0, scan_leaf, &sc);
 }
 
-static int own_leaves(struct ucg_cgv2 *b, char *rel, size_t size,
-		      void (*fn)(void *, const char *), void *ctx)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(rel);
-	struct dirent *d;
-	DIR *dir;
-	int count = 0, e;
+struct own_ctx {
+	void (*fn)(void *ctx, const char *leaf);
+	void *ctx;
+};
 
-	e = path_of(b, rel, NULL, path, sizeof(path));
-	if (e < 0)
-		return e;
-	dir = opendir(path);
-	if (!dir)
-		return -errno;
-	while ((d = readdir(dir))) {
-		/* the backend's own names only: the leaf and the divergent levels */
-		if (d->d_type != DT_DIR || strncmp(d->d_name, UCG_V2_LEAF, strlen(UCG_V2_LEAF)))
-			continue;
-		if (len + 1 + strlen(d->d_name) >= size)
-			continue;
-		snprintf(rel + len, size - len, "/%s", d->d_name);
-		if (is_leaf_name(d->d_name)) {
-			fn(ctx, rel);
-			count++;
-		} else if ((e = own_leaves(b, rel, size, fn, ctx)) > 0) {
-			count += e;
-		}
-		rel[len] = '\0';
-	}
-	closedir(dir);
-	return count;
+static int own_leaf(void *ctx, const char *rel)
+{
+	struct own_ctx *oc = ctx;
+
+	oc->fn(oc->ctx, rel);
+	return 1;
 }
 
 int ucg_cgv2_own_leaves(struct ucg_cgv2 *b, const char *rel,
 			void (*fn)(void *ctx, const char *leaf), void *ctx)
 {
+	struct own_ctx oc = { fn, ctx };
 	char buf[PATH_MAX];
 
 	if (strlen(rel) >= sizeof(buf))
 		return -ENAMETOOLONG;
 	strcpy(buf, strcmp(rel, "/") ? rel : "");
-	return own_leaves(b, buf, sizeof(buf), fn, ctx);
+	return walk_leaves(b, buf, sizeof(buf), 1, own_leaf, &oc);
 }
 
 /* Removes every empty directory below path (deepest first), then path. */

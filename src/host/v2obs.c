@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -553,13 +552,13 @@ static void add_leaf_events(void *ctx, const char *leaf)
 {
 	struct events_sum *sum = ctx;
 	struct ucg_buf b;
-	const char *p;
+	uint64_t max;
 	int e;
 
 	ucg_buf_init(&b);
 	e = ucg_cgv2_read(sum->o->b, leaf, "pids.events", &b);
-	if (e == 0 && b.data && (p = strstr(b.data, "max ")) && (p == b.data || p[-1] == '\n'))
-		sum->max += strtoull(p + 4, NULL, 10);
+	if (e == 0 && b.data && ucg_v2_keyed(b.data, "max", &max) == 0)
+		sum->max += max;
 	else if (e < 0 && e != -ENOENT)
 		sum->err = e;
 	ucg_buf_fini(&b);
