@@ -38,6 +38,10 @@ static void prov_sync(void *ctx, struct ucg_engine *e)
 	struct daemon *d = ctx;
 
 	ucgfs_drain(d);
+	/* A leader reaped a moment ago is gone from the kernel's /proc at once; the
+	 * table's zombies are otherwise reaped on the main loop's 100 ms timer, so a
+	 * lookup or a listing right after a wait() would still find it. O(zombies). */
+	ucg_host_reap_check(d->host, e);
 	/* Without process events the rescan placed new tasks by their parents; the
 	 * kernel's leaves know better where a process of the subtree is. With events,
 	 * each fork was placed with its creator as the kernel placed it. */
