@@ -281,18 +281,26 @@ static void leader_taken_over(struct ucg_host *h, struct ucg_engine *e, int tgid
 	size_t i;
 
 	taskstats_drain(h, e); /* the other threads' exits, sent before the exec */
+	if (ucg_host_read_task(tgid, &info) < 0)
+		return; /* gone again: its exit event follows */
 	for (t = 1; t < h->pid_max && !execer; t++) {
 		struct procfs_stat s;
 
 		if (t == tgid || h->state[t] != TS_ALIVE || ucg_task_get_info(e, t, &t_info) < 0 ||
 		    t_info.tgid != tgid || host_early_has(h, t))
 			continue;
+		/* The exec'ing thread now carries the leader's start time, and was made
+		 * after that leader: an entry older than it belongs to an earlier process
+		 * that had this pid (its exit never reached us), and taking it would move
+		 * the process to wherever that stale thread sat. */
+		if (t_info.start_time < info.start_time)
+			continue;
 		if (procfs_read_stat(t, &s) == 0 && s.start_time == t_info.start_time &&
 		    s.state != 'Z' && s.state != 'X')
 			continue; /* still itself */
 		execer = t;
 	}
-	if (!execer || ucg_host_read_task(tgid, &info) < 0)
+	if (!execer)
 		return; /* a resync sorts it out if it must */
 	for (i = 0; i < h->nr_early; i++) /* the old leader's exit is not the new one's */
 		if (h->early[i] == tgid)

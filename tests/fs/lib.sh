@@ -55,6 +55,25 @@ fs_cleanup() {
 		done
 	done
 	[ -n "$SCRATCH" ] && rm -rf "$SCRATCH" 2>/dev/null
+	v2_release
+}
+
+# Each test's daemon enforces, where the host's cgroup2 has a controller to delegate,
+# in a scratch subtree of its own: the default (ucgroups beside the daemon's cgroup)
+# would be shared by tests running side by side, each daemon's restart scan taking
+# the others' processes. A test that names its own UCG_V2_ROOT keeps it.
+v2_scratch() {
+	[ -n "${UCG_V2_ROOT:-}" ] && return
+	UCG_V2_ROOT=ucgtest-$(basename "$0" .sh)-$$
+	V2_SCRATCH=$UCG_V2_ROOT
+	export UCG_V2_ROOT
+}
+v2_release() {
+	local mnt d
+	[ -n "${V2_SCRATCH:-}" ] || return 0
+	mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$mnt" ] && [ -d "$mnt/$V2_SCRATCH" ] || return 0
+	for d in $(find "$mnt/$V2_SCRATCH" -depth -type d 2>/dev/null); do rmdir "$d" 2>/dev/null; done
 }
 
 # A scratch kernel hierarchy: remove its cgroups and unmount it. A hierarchy whose
@@ -81,6 +100,7 @@ fs_setup() {
 	[ -x "$UCG" ] || skip_all "no ucg binary"
 	SCRATCH=$(mktemp -d /tmp/ucgfs.XXXXXX)
 	chmod 755 "$SCRATCH" # the throwaway user must reach the mounts
+	v2_scratch
 	export UCG_RUNTIME_DIR=$SCRATCH/run
 	mkdir -p "$UCG_RUNTIME_DIR"
 	trap fs_cleanup EXIT
