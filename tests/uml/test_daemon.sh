@@ -1,7 +1,7 @@
 #!/bin/bash
 # The ucg daemon on a v2-only kernel: start with a runtime dir under /run, mount a
 # hierarchy, mkdir, attach this shell, read it back, unmount, stop. (Fork inheritance
-# is pending/test_membership.sh: this kernel has no process-events connector, since
+# is test_membership.sh: this kernel has no process-events connector, since
 # CONFIG_PROC_EVENTS needs CONFIG_CONNECTOR=y and Debian's UML builds it as a module.)
 . "$(dirname "$0")/lib.sh" "$1" "$2"
 

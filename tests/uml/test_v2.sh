@@ -1,8 +1,8 @@
 #!/bin/bash
 # The kernel's own v2 enforcement here, written straight to cgroup2 files: what the
-# proofs in pending/ expect to see through ucg's v1 files once the daemon enforces by
-# v2. It checks the instance (one CPU's accounting under host load, no swap, the v2
-# freezer) and the helpers, so a pending proof that fails points at ucg.
+# proofs (test_pids, test_memory, test_cpu, test_freezer) see through ucg's v1 files.
+# It checks the instance (one CPU's accounting under host load, no swap, the v2
+# freezer) and the helpers, so a proof that fails while this passes points at ucg.
 . "$(dirname "$0")/lib.sh" "$1" "$2"
 
 G=$CG2/v2test

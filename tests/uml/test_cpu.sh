@@ -1,8 +1,8 @@
 #!/bin/bash
-# Issue 13 item 6, pending the v2 backend: a spinner under a 25% quota, written through
-# ucg's v1 cpu.cfs_quota_us and cpu.cfs_period_us, gets 25% +-5 points of the CPU over
-# 2 s (the kernel's cpu.max on the v2 leaf); cpu.stat counts the throttling.
-. "$(dirname "$0")/../lib.sh" "$1" "$2"
+# A spinner under a 25% quota, written through ucg's v1 cpu.cfs_quota_us and
+# cpu.cfs_period_us, gets 25% +-5 points of the CPU over 2 s (the kernel's cpu.max on
+# the v2 leaf); cpu.stat counts the throttling.
+. "$(dirname "$0")/lib.sh" "$1" "$2"
 
 ucg_start || { bad "daemon starts"; uml_done; exit 1; }
 M=$(ucg_mnt cpu cpu,cpuacct) || { bad "ucg mount -o cpu,cpuacct"; uml_done; exit 1; }

@@ -1,8 +1,8 @@
 #!/bin/bash
-# Issue 13 item 6, pending the v2 backend: a hog over memory.limit_in_bytes, written
-# through ucg's v1 file, is OOM-killed, and memory.failcnt and memory.oom_control's
-# oom_kill count it (the kernel's memory.max and memory.events on the v2 leaf).
-. "$(dirname "$0")/../lib.sh" "$1" "$2"
+# A hog over memory.limit_in_bytes, written through ucg's v1 file, is OOM-killed, and
+# memory.failcnt and memory.oom_control's oom_kill count it (the kernel's memory.max and
+# memory.events on the v2 leaf).
+. "$(dirname "$0")/lib.sh" "$1" "$2"
 
 ucg_start || { bad "daemon starts"; uml_done; exit 1; }
 M=$(ucg_mnt memory memory) || { bad "ucg mount -o memory"; uml_done; exit 1; }

@@ -1,9 +1,9 @@
 #!/bin/bash
-# Issue 13 item 6, pending the v2 backend: freezer.state FROZEN, written through ucg's
-# v1 file, stops the cgroup's tasks making progress (the kernel's cgroup.freeze on the
-# v2 leaf); a SIGCONT does not run them; their parent, outside the cgroup, sees no
-# stop in waitpid(WUNTRACED | WCONTINUED), as it would under a SIGSTOP freezer.
-. "$(dirname "$0")/../lib.sh" "$1" "$2"
+# Freezer.state FROZEN, written through ucg's v1 file, stops the cgroup's tasks making
+# progress (the kernel's cgroup.freeze on the v2 leaf); a SIGCONT does not run them;
+# their parent, outside the cgroup, sees no stop in waitpid(WUNTRACED | WCONTINUED), as
+# it would under a SIGSTOP freezer.
+. "$(dirname "$0")/lib.sh" "$1" "$2"
 
 # wait_state WANT: up to 5 s for freezer.state to read WANT
 wait_state() {

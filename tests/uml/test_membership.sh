@@ -1,9 +1,9 @@
 #!/bin/bash
-# Issue 13 item 6, pending the v2 backend: membership comes from the kernel. After 1,000
-# forks and exits in a cgroup, ucg's v1 cgroup.procs, tasks and pids.current equal the
-# kernel's v2 cgroup.procs of the leaf the processes are in. (This kernel has no
-# process-events connector: without the backend the daemon sees no fork at all.)
-. "$(dirname "$0")/../lib.sh" "$1" "$2"
+# Membership comes from the kernel. After 1,000 forks and exits in a cgroup, ucg's v1
+# cgroup.procs, tasks and pids.current equal the kernel's v2 cgroup.procs of the leaf
+# the processes are in. (This kernel has no process-events connector: without the
+# backend the daemon sees no fork at all.)
+. "$(dirname "$0")/lib.sh" "$1" "$2"
 
 ucg_start || { bad "daemon starts"; uml_done; exit 1; }
 M=$(ucg_mnt pids pids) || { bad "ucg mount -o pids"; uml_done; exit 1; }

@@ -1,8 +1,8 @@
 #!/bin/bash
-# Issue 13 item 6, pending the v2 backend: devices.deny, written through ucg's v1 file,
-# makes open(2) of that device fail with EPERM in the cgroup (a device BPF program on
-# the v2 leaf), while the devices still allowed open.
-. "$(dirname "$0")/../lib.sh" "$1" "$2"
+# Devices.deny, written through ucg's v1 file, makes open(2) of that device fail with
+# EPERM in the cgroup (a device BPF program on the v2 leaf), while the devices still
+# allowed open.
+. "$(dirname "$0")/lib.sh" "$1" "$2"
 
 ucg_start || { bad "daemon starts"; uml_done; exit 1; }
 M=$(ucg_mnt devices devices) || { bad "ucg mount -o devices"; uml_done; exit 1; }

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Issue 13 item 6, pending the v2 backend: pids.max, written through ucg's v1 file,
-# refuses a fork in the cgroup with EAGAIN (the kernel's pids.max on the v2 leaf).
-. "$(dirname "$0")/../lib.sh" "$1" "$2"
+# Pids.max, written through ucg's v1 file, refuses a fork in the cgroup with EAGAIN (the
+# kernel's pids.max on the v2 leaf).
+. "$(dirname "$0")/lib.sh" "$1" "$2"
 
 ucg_start || { bad "daemon starts"; uml_done; exit 1; }
 M=$(ucg_mnt pids pids) || { bad "ucg mount -o pids"; uml_done; exit 1; }
