@@ -197,6 +197,11 @@ static uint64_t file_ino(const struct ucg_cgroup *cg, int idx)
 	return (cg->serial << 8) | (uint64_t)(idx + 1);
 }
 
+uint64_t ucg_cgroup_ino(const struct ucg_cgroup *cg)
+{
+	return file_ino(cg, -1);
+}
+
 static void stat_dir(const struct ucg_cgroup *cg, struct ucg_stat *st)
 {
 	st->ino = file_ino(cg, -1);

@@ -298,6 +298,14 @@ static void test_slots_and_limits(void)
 	T_CHECK(ucg_cgroup_next_child(ucg_hierarchy_root(h), a) == c);
 	T_CHECK(ucg_cgroup_next_child(ucg_hierarchy_root(h), c) == NULL);
 	T_CHECK(ucg_cgroup_serial(a) != ucg_cgroup_serial(b));
+	{
+		struct ucg_cred root = ucg_cred_root();
+		struct ucg_stat st;
+
+		T_EQ_INT(ucg_fs_getattr(e, h, "/a/b", &root, &st), 0);
+		T_CHECK(ucg_cgroup_ino(b) == st.ino);
+		T_CHECK(ucg_cgroup_ino(a) != ucg_cgroup_ino(b));
+	}
 	T_CHECK(ucg_cgroup_priv(a, 3) == NULL);
 	T_EQ_INT(ucg_cgroup_set_priv(a, 3, &x), 0);
 	T_EQ_INT(ucg_cgroup_set_priv(b, 3, &x), 0);

@@ -339,6 +339,9 @@ struct ucg_cgroup *ucg_cgroup_parent(const struct ucg_cgroup *cg);
 const char *ucg_cgroup_name(const struct ucg_cgroup *cg);
 /* Unique in the engine and never reused: inode numbers derive from it. */
 uint64_t ucg_cgroup_serial(const struct ucg_cgroup *cg);
+/* The inode number of cg's directory, as ucg_fs_getattr reports it: a front end that
+ * names directories by inode (FUSE's node ids) finds a handle's without a path walk. */
+uint64_t ucg_cgroup_ino(const struct ucg_cgroup *cg);
 /* Children in creation order: NULL starts and ends. */
 struct ucg_cgroup *ucg_cgroup_next_child(const struct ucg_cgroup *cg,
 					 const struct ucg_cgroup *prev);

@@ -15,7 +15,6 @@
  */
 #include "fs/daemon_impl.h"
 
-#include "base/buf.h"
 #include "engine/ucg.h"
 
 #include <stddef.h>
@@ -26,23 +25,10 @@ static void changed(struct daemon *d)
 	d->content_dirty = 1;
 }
 
-/* The FUSE node id of cg's directory, the same on every mount of its hierarchy; 0
- * when it cannot be had (ENOMEM), and the note then names no inode. */
-static uint64_t dir_id(struct daemon *d, const struct ucg_cgroup *cg)
+/* The FUSE node id of cg's directory, the same on every mount of its hierarchy. */
+static uint64_t dir_id(const struct ucg_cgroup *cg)
 {
-	struct ucg_cred root = ucg_cred_root();
-	struct ucg_buf path;
-	struct ucg_stat s;
-	int r;
-
-	if (!ucg_cgroup_parent(cg))
-		return FUSE_ROOT_ID;
-	ucg_buf_init(&path);
-	r = ucg_cgroup_path(cg, &path);
-	if (r == 0)
-		r = ucg_fs_getattr(d->e, ucg_cgroup_hierarchy(cg), path.data, &root, &s);
-	ucg_buf_fini(&path);
-	return r == 0 ? s.ino : 0;
+	return ucg_cgroup_parent(cg) ? ucg_cgroup_ino(cg) : FUSE_ROOT_ID;
 }
 
 static void obs_cgroup_created(void *ctx, struct ucg_cgroup *cg)
@@ -55,10 +41,9 @@ static void obs_cgroup_created(void *ctx, struct ucg_cgroup *cg)
 		return;
 	/* No other mount caches the name (no negative entries): only the parent's link
 	 * count changed there. */
-	ucgfs_queue_note(d, h, NOTE_INODE, 0, dir_id(d, ucg_cgroup_parent(cg)), NULL);
+	ucgfs_queue_note(d, h, NOTE_INODE, 0, dir_id(ucg_cgroup_parent(cg)), NULL);
 }
 
-/* Called while cg is still in the tree: its path resolves. */
 static void obs_cgroup_removed(void *ctx, struct ucg_cgroup *cg)
 {
 	struct daemon *d = ctx;
@@ -68,8 +53,8 @@ static void obs_cgroup_removed(void *ctx, struct ucg_cgroup *cg)
 	changed(d); /* its files now fail with ENODEV */
 	if (!ucgfs_others_mount(d, h))
 		return;
-	parent = dir_id(d, ucg_cgroup_parent(cg));
-	ucgfs_queue_note(d, h, NOTE_DELETE, parent, dir_id(d, cg), ucg_cgroup_name(cg));
+	parent = dir_id(ucg_cgroup_parent(cg));
+	ucgfs_queue_note(d, h, NOTE_DELETE, parent, dir_id(cg), ucg_cgroup_name(cg));
 	ucgfs_queue_note(d, h, NOTE_INODE, 0, parent, NULL);
 }
 
@@ -83,7 +68,7 @@ static void obs_cgroup_renamed(void *ctx, struct ucg_cgroup *cg, const char *old
 	changed(d); /* release notification paths, for one */
 	if (!ucgfs_others_mount(d, h))
 		return;
-	parent = dir_id(d, ucg_cgroup_parent(cg));
+	parent = dir_id(ucg_cgroup_parent(cg));
 	ucgfs_queue_note(d, h, NOTE_ENTRY, parent, 0, old_name);
 	ucgfs_queue_note(d, h, NOTE_ENTRY, parent, 0, ucg_cgroup_name(cg));
 }
