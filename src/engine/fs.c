@@ -460,21 +460,30 @@ static const char *file_name(const struct ucg_file *f)
 	return NULL;
 }
 
-/* Observers' veto on a write whose text parsed: 0 at once when nobody listens. */
-static int write_veto(const struct ucg_file *f, const char *buf, size_t len)
+/* Observers' veto on a write whose text parsed: 0 at once when nobody listens. *asked
+ * is the file's name once they all accepted, so that a refusal by the handler cancels
+ * it with them. */
+static int write_veto(const struct ucg_file *f, const char *buf, size_t len, const char **asked)
 {
 	const char *name;
+	int r;
 
 	if (!f->e->nr_observers)
 		return 0;
 	name = file_name(f);
-	return name ? ucg_observe_can_write(f->e, f->cg, name, buf, len) : 0;
+	if (!name)
+		return 0;
+	r = ucg_observe_can_write(f->e, f->cg, name, buf, len);
+	if (r == 0)
+		*asked = name;
+	return r;
 }
 
 ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 {
 	size_t max = f->cft->max_write_len ? f->cft->max_write_len : UCG_PAGE_SIZE;
 	size_t len;
+	const char *asked = NULL;
 	int r;
 
 	if ((f->flags & O_ACCMODE) == O_RDONLY)
@@ -492,7 +501,7 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 
 		r = ucg_parse_u64(buf, len, &v);
 		if (r == 0)
-			r = write_veto(f, buf, len);
+			r = write_veto(f, buf, len, &asked);
 		if (r == 0)
 			r = f->cft->write_u64(&f->of, v);
 	} else if (f->cft->write_s64) {
@@ -500,7 +509,7 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 
 		r = ucg_parse_s64(buf, len, &v);
 		if (r == 0)
-			r = write_veto(f, buf, len);
+			r = write_veto(f, buf, len, &asked);
 		if (r == 0)
 			r = f->cft->write_s64(&f->of, v);
 	} else if (f->cft->write_mem) {
@@ -508,7 +517,7 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 
 		r = ucg_parse_mem(buf, len, &v, NULL);
 		if (r == 0)
-			r = write_veto(f, buf, len);
+			r = write_veto(f, buf, len, &asked);
 		if (r == 0)
 			r = f->cft->write_mem(&f->of, v);
 	} else if (f->cft->write_str || f->cft->write_max) {
@@ -517,7 +526,7 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 
 		ucg_kstrip(&s, &slen);
 		if (f->cft->write_str) {
-			r = write_veto(f, buf, len);
+			r = write_veto(f, buf, len, &asked);
 			if (r == 0)
 				r = f->cft->write_str(&f->of, s, slen);
 		} else {
@@ -526,7 +535,7 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 
 			r = is_max ? 0 : ucg_parse_s64(s, slen, &v);
 			if (r == 0)
-				r = write_veto(f, buf, len);
+				r = write_veto(f, buf, len, &asked);
 			if (r == 0)
 				r = f->cft->write_max(&f->of, v, is_max);
 		}
@@ -536,19 +545,22 @@ ssize_t ucg_fs_write(struct ucg_file *f, const char *buf, size_t size)
 
 		r = ucg_bitmap_parse_list(buf, len, nbits, &set);
 		if (r == 0)
-			r = write_veto(f, buf, len);
+			r = write_veto(f, buf, len, &asked);
 		if (r == 0)
 			r = f->cft->write_cpulist ? f->cft->write_cpulist(&f->of, &set)
 						  : f->cft->write_nodelist(&f->of, &set);
 	} else if (f->cft->write) {
-		r = write_veto(f, buf, len);
+		r = write_veto(f, buf, len, &asked);
 		if (r == 0)
 			r = f->cft->write(&f->of, buf, len);
 	} else {
 		r = -EINVAL; /* no write handler: root got past the mode at open */
 	}
-	if (r < 0)
+	if (r < 0) {
+		if (asked)
+			ucg_observe_cancel_write(f->e, f->cg, asked);
 		return r;
+	}
 	if (f->e->nr_observers) {
 		const char *name = file_name(f);
 

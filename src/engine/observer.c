@@ -107,8 +107,28 @@ int ucg_observe_can_write(struct ucg_engine *e, struct ucg_cgroup *cg, const cha
 		if (o->ops && o->ops->can_write) {
 			r = o->ops->can_write(o->ctx, cg, file, buf, len);
 			if (r < 0)
-				return r;
+				goto cancel;
 		}
 	}
 	return 0;
+cancel: /* those before i accepted */
+	while (i-- > 0) {
+		const struct ucg_observer *o = &e->observers[i];
+
+		if (o->ops && o->ops->can_write && o->ops->cancel_write)
+			o->ops->cancel_write(o->ctx, cg, file);
+	}
+	return r;
+}
+
+void ucg_observe_cancel_write(struct ucg_engine *e, struct ucg_cgroup *cg, const char *file)
+{
+	int i;
+
+	for (i = UCG_MAX_OBSERVERS - 1; i >= 0; i--) {
+		const struct ucg_observer *o = &e->observers[i];
+
+		if (o->ops && o->ops->can_write && o->ops->cancel_write)
+			o->ops->cancel_write(o->ctx, cg, file);
+	}
 }

@@ -24,6 +24,9 @@ int ucg_observe_can_attach(struct ucg_engine *e, struct ucg_cgroup *to, const in
 			   size_t n);
 int ucg_observe_can_write(struct ucg_engine *e, struct ucg_cgroup *cg, const char *file,
 			  const char *buf, size_t len);
+/* The write every observer accepted was refused by the file's handler: cancel_write to
+ * each. (A veto cancels the observers before it itself.) */
+void ucg_observe_cancel_write(struct ucg_engine *e, struct ucg_cgroup *cg, const char *file);
 
 /* Frees cg's observer slots (cgroup teardown). */
 void ucg_observer_cgroup_fini(struct ucg_cgroup *cg);

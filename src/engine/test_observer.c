@@ -122,6 +122,11 @@ static int can_write(void *ctx, struct ucg_cgroup *cg, const char *file, const c
 	return r->write_veto;
 }
 
+static void on_cancel(void *ctx, struct ucg_cgroup *cg, const char *file)
+{
+	logf_(ctx, "cancel %s/%s;", path_of(cg), file);
+}
+
 static void on_written(void *ctx, struct ucg_cgroup *cg, const char *file, const char *buf,
 		       size_t len)
 {
@@ -145,6 +150,7 @@ static const struct ucg_observer_ops all_ops = {
 	.task_forked = on_forked,
 	.task_exiting = on_exiting,
 	.can_write = can_write,
+	.cancel_write = on_cancel,
 	.file_written = on_written,
 };
 
@@ -203,7 +209,9 @@ static void test_failures_silent(void)
 	T_EQ_INT(r.writes_checked, 1); /* parsed, so asked; then the controller refused */
 	T_EQ_INT(fx_write(e, h, "/a/pids.max", "x"), -EINVAL);
 	T_EQ_INT(fx_write(e, h, "/a/cgroup.procs", "999"), -ESRCH);
-	T_EQ_STR(r.log, "can_write /a/pids.max;can_write /a/cgroup.procs;");
+	/* each write the observer accepted and the engine then refused is cancelled */
+	T_EQ_STR(r.log, "can_write /a/pids.max;cancel /a/pids.max;can_write /a/cgroup.procs;"
+			"cancel /a/cgroup.procs;");
 	ucg_engine_free(e);
 }
 
@@ -267,6 +275,36 @@ static void test_vetoes(void)
 	T_EQ_INT(fx_write(e, h, "/a/pids.max", "5\n"), 0);
 	T_EQ_STR(fx_read(e, h, "/a/pids.max"), "5\n");
 	T_CHECK(strstr(r.log, "written /a/pids.max=5\n;") != NULL);
+	ucg_engine_free(e);
+}
+
+/* Two observers: a veto by the second cancels what the first accepted, and the vetoing
+ * one is not told; a refusal by the handler cancels both, the later first. */
+static void test_cancel_write(void)
+{
+	struct ucg_engine *e = fx_engine();
+	struct ucg_hierarchy *h = fx_mount(e, "pids");
+	struct rec r1, r2;
+
+	T_EQ_INT(fx_mkdir(e, h, "/a"), 0);
+	reset(&r1);
+	reset(&r2);
+	T_EQ_INT(ucg_observer_add(e, &all_ops, &r1), 0);
+	T_EQ_INT(ucg_observer_add(e, &all_ops, &r2), 1);
+	r2.write_veto = -EBUSY;
+	T_EQ_INT(fx_write(e, h, "/a/pids.max", "5"), -EBUSY);
+	T_EQ_STR(r1.log, "can_write /a/pids.max;cancel /a/pids.max;");
+	T_EQ_STR(r2.log, "can_write /a/pids.max;");
+	T_EQ_STR(fx_read(e, h, "/a/pids.max"), "max\n");
+	reset(&r1);
+	reset(&r2);
+	T_EQ_INT(fx_write(e, h, "/a/pids.max", "-2"), -EINVAL); /* parses; pids refuses it */
+	T_EQ_STR(r1.log, "can_write /a/pids.max;cancel /a/pids.max;");
+	T_EQ_STR(r2.log, "can_write /a/pids.max;cancel /a/pids.max;");
+	reset(&r1);
+	reset(&r2);
+	T_EQ_INT(fx_write(e, h, "/a/pids.max", "7"), 0);
+	T_EQ_STR(r1.log, "can_write /a/pids.max;written /a/pids.max=7;");
 	ucg_engine_free(e);
 }
 
@@ -363,6 +401,7 @@ int main(void)
 	T_RUN(test_failures_silent);
 	T_RUN(test_attach_fork_exit);
 	T_RUN(test_vetoes);
+	T_RUN(test_cancel_write);
 	T_RUN(test_slots_and_limits);
 	T_RUN(test_attach_enomem);
 	return t_done();

@@ -392,11 +392,18 @@ struct ucg_observer_ops {
 	/* A write of len bytes (buf as the writer gave it, cut at the first NUL) to the
 	 * control file named file ("memory.limit_in_bytes", "cgroup.procs") of cg. The
 	 * veto comes after the text parsed as the file's kind requires (syntax errors are
-	 * the file's EINVAL/ERANGE first) and before the file's handler runs, so it may
-	 * only check, not change; file_written follows a write the handler accepted.
-	 * cgroup.procs and tasks writes are reported as attaches, not here. */
+	 * the file's EINVAL/ERANGE first) and before the file's handler runs, which may
+	 * still refuse the value (a limit below usage, a quota under 1 ms). An observer
+	 * that changes something of its own here (the kernel backend writes the v2 file,
+	 * so that the kernel's refusal is the v1 write's errno) undoes it in cancel_write;
+	 * file_written follows a write the handler accepted. cgroup.procs and tasks
+	 * writes are reported as attaches, not here. */
 	int (*can_write)(void *ctx, struct ucg_cgroup *cg, const char *file, const char *buf,
 			 size_t len);
+	/* The write this observer's can_write accepted was refused after all (by a later
+	 * observer's veto or by the file's handler): nothing of it may remain. The
+	 * kernel's can_attach/cancel_attach, for writes. */
+	void (*cancel_write)(void *ctx, struct ucg_cgroup *cg, const char *file);
 	void (*file_written)(void *ctx, struct ucg_cgroup *cg, const char *file, const char *buf,
 			     size_t len);
 };

@@ -293,6 +293,41 @@ static void test_stat_hybrid_and_errors(void)
 	ucg_buf_fini(&b);
 }
 
+/* The value that undoes a v2 write, from what the file held before. */
+static void test_undo_value(void)
+{
+	struct ucg_v2_set max = { "memory.max", "33554432", 0 };
+	struct ucg_v2_set iomax = { "io.max", "8:0 rbps=1048576", 0 };
+	struct ucg_v2_set iow = { "io.weight", "8:0 500", 1 };
+	struct ucg_v2_set iodef = { "io.weight", "default 200", 1 };
+	struct ucg_v2_set cpus = { "cpuset.cpus", "1", 0 };
+	struct ucg_v2_set reclaim = { "memory.reclaim", "1000000000000", 0 };
+	char undo[UCG_V2_VALUE_MAX];
+
+	T_EQ_INT(ucg_v2_undo_value(&max, "max\n", undo, sizeof(undo)), 0);
+	T_EQ_STR(undo, "max");
+	T_EQ_INT(ucg_v2_undo_value(&max, "1048576\n", undo, sizeof(undo)), 0);
+	T_EQ_STR(undo, "1048576");
+	T_EQ_INT(ucg_v2_undo_value(&iomax, "", undo, sizeof(undo)), 0);
+	T_EQ_STR(undo, "8:0 rbps=max wbps=max riops=max wiops=max");
+	T_EQ_INT(ucg_v2_undo_value(&iomax,
+				   "8:16 rbps=1 wbps=max riops=max wiops=max\n"
+				   "8:0 rbps=2 wbps=max riops=max wiops=max\n",
+				   undo, sizeof(undo)),
+		 0);
+	T_EQ_STR(undo, "8:0 rbps=2 wbps=max riops=max wiops=max");
+	T_EQ_INT(ucg_v2_undo_value(&iow, "default 100\n", undo, sizeof(undo)), 0);
+	T_EQ_STR(undo, "8:0 default");
+	T_EQ_INT(ucg_v2_undo_value(&iow, "default 100\n8:0 300\n", undo, sizeof(undo)), 0);
+	T_EQ_STR(undo, "8:0 300");
+	T_EQ_INT(ucg_v2_undo_value(&iodef, "default 100\n8:0 300\n", undo, sizeof(undo)), 0);
+	T_EQ_STR(undo, "default 100");
+	T_EQ_INT(ucg_v2_undo_value(&cpus, "\n", undo, sizeof(undo)), 0);
+	T_EQ_STR(undo, "\n");
+	T_EQ_INT(ucg_v2_undo_value(&cpus, "0-1\n", undo, 3), -ENAMETOOLONG);
+	T_EQ_INT(ucg_v2_undo_value(&reclaim, "", undo, sizeof(undo)), -ENOENT);
+}
+
 int main(void)
 {
 	T_RUN(test_cpu_weight_curve);
@@ -302,5 +337,6 @@ int main(void)
 	T_RUN(test_stat_memory);
 	T_RUN(test_stat_cpu_io_misc);
 	T_RUN(test_stat_hybrid_and_errors);
+	T_RUN(test_undo_value);
 	return t_done();
 }

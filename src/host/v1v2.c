@@ -342,3 +342,38 @@ int ucg_v1v2_translate(struct ucg_v1v2_state *st, const char *file, const char *
 	memcpy(out, tmp, (size_t)n * sizeof(*out));
 	return n;
 }
+
+int ucg_v2_undo_value(const struct ucg_v2_set *set, const char *old, char *out, size_t size)
+{
+	size_t klen = strcspn(set->value, " "), n;
+	const char *line;
+	int w;
+
+	if (!strcmp(set->file, "memory.reclaim"))
+		return -ENOENT;
+	if (set->value[klen] == ' ' &&
+	    (memchr(set->value, ':', klen) || (klen == 7 && !memcmp(set->value, "default", 7)))) {
+		for (line = old; *line; line += n + (line[n] == '\n')) {
+			n = strcspn(line, "\n");
+			if (n <= klen || strncmp(line, set->value, klen + 1))
+				continue;
+			if (n >= size)
+				return -ENAMETOOLONG;
+			memcpy(out, line, n);
+			out[n] = '\0';
+			return 0;
+		}
+		w = snprintf(out, size, "%.*s %s", (int)klen, set->value,
+			     !strcmp(set->file, "io.max") ? "rbps=max wbps=max riops=max wiops=max"
+							  : "default");
+		return w < 0 || (size_t)w >= size ? -ENAMETOOLONG : 0;
+	}
+	n = strcspn(old, "\n");
+	if (n == 0)
+		return snprintf(out, size, "\n") >= (int)size ? -ENAMETOOLONG : 0;
+	if (n >= size)
+		return -ENAMETOOLONG;
+	memcpy(out, old, n);
+	out[n] = '\0';
+	return 0;
+}

@@ -72,6 +72,15 @@ void ucg_v1v2_state_init(struct ucg_v1v2_state *st);
 int ucg_v1v2_translate(struct ucg_v1v2_state *st, const char *file, const char *buf, size_t len,
 		       struct ucg_v2_set *out);
 
+/* The value that puts v2 file back as it was before set was written, from old, the
+ * file's content read just before: for a keyed file (io.max, io.weight, io.bfq.weight:
+ * set's value starts "MAJ:MIN " or "default ") the old line of that key, or the key's
+ * default when it had none; else the old content without its newline ("\n" when it
+ * was empty, which a cgroup file takes as an empty value). Written into out (size
+ * bytes). 0; -ENOENT when there is nothing to undo (memory.reclaim is an action);
+ * -ENAMETOOLONG when it does not fit. */
+int ucg_v2_undo_value(const struct ucg_v2_set *set, const char *old, char *out, size_t size);
+
 /* cpu.shares -> cpu.weight (runc's curve above); 0 stays 0 (unset). */
 uint64_t ucg_v1v2_cpu_weight(uint64_t shares);
 /* blkio.weight (10..1000) -> io.weight (1..10000); 0 stays 0. */

@@ -63,8 +63,20 @@ struct ucg_v2obs {
 	struct freezing *fz; /* tasks asked to stop, not yet reported */
 	size_t nfz, capfz;
 	unsigned logged_missing; /* v2 controllers whose absence was logged */
-	unsigned long attaches, writes, refusals, skipped, restored;
+	unsigned long attaches, writes, refusals, skipped, restored, undone;
 	int restoring; /* ucg_v2obs_restore: attaches mirror the kernel, write nothing */
+	/* What can_write changed, until the engine commits the write (file_written) or
+	 * refuses it (cancel_write): the v2 files' previous values, in write order, and the
+	 * cgroup's translation state before. Writes come one at a time under the engine's
+	 * lock, so one record does. */
+	struct {
+		struct ucg_cgroup *cg; /* NULL: nothing pending */
+		struct ucg_v1v2_state st;
+		int n;
+		struct ucg_v2_set old[UCG_V2_SET_MAX];
+		unsigned char written[UCG_V2_SET_MAX]; /* read, then written: to put back */
+		char rel[PATH_MAX];
+	} undo;
 };
 
 static void logf_(struct ucg_v2obs *o, const char *fmt, const char *a, const char *b, int err)
@@ -225,6 +237,48 @@ static int v2_ctrl_of(const char *file)
 	return -1;
 }
 
+/* Reads what set's v2 file holds before it is written and keeps the value that puts
+ * it back (ucg_v2_undo_value). An absent file is left to the write's own ENOENT;
+ * nothing to undo is no error. */
+static int save_old(struct ucg_v2obs *o, const char *rel, const struct ucg_v2_set *set)
+{
+	struct ucg_v2_set *u = &o->undo.old[o->undo.n];
+	struct ucg_buf old;
+	int e;
+
+	ucg_buf_init(&old);
+	e = ucg_cgv2_read(o->b, rel, set->file, &old);
+	if (e == 0) {
+		e = ucg_v2_undo_value(set, old.data ? old.data : "", u->value, sizeof(u->value));
+		if (e == 0) {
+			memcpy(u->file, set->file, sizeof(u->file));
+			o->undo.written[o->undo.n++] = 0;
+		}
+		e = e == -ENOENT ? 0 : e;
+	} else if (e == -ENOENT) {
+		e = 0;
+	}
+	ucg_buf_fini(&old);
+	return e;
+}
+
+/* Puts back, last first, the v2 files the pending write changed. */
+static void undo_writes(struct ucg_v2obs *o, const char *rel)
+{
+	while (o->undo.n > 0) {
+		struct ucg_v2_set *u = &o->undo.old[--o->undo.n];
+		int e;
+
+		if (!o->undo.written[o->undo.n])
+			continue; /* read, never written */
+		e = ucg_cgv2_write(o->b, rel, u->file, u->value);
+		if (e < 0)
+			logf_(o, "enforce: %s could not be put back (%s%s)", u->file, u->value, e);
+		else
+			o->undone++;
+	}
+}
+
 static int can_write(void *ctx, struct ucg_cgroup *cg, const char *file, const char *buf,
 		     size_t len)
 {
@@ -234,6 +288,8 @@ static int can_write(void *ctx, struct ucg_cgroup *cg, const char *file, const c
 	char rel[PATH_MAX];
 	int n, i, e;
 
+	o->undo.cg = NULL;
+	o->undo.n = 0;
 	if (!strcmp(file, "freezer.state") || !ucg_cgroup_parent(cg))
 		return 0; /* the freezer goes through freeze_task; roots hold no limits */
 	st = state_of(o, cg);
@@ -263,6 +319,8 @@ static int can_write(void *ctx, struct ucg_cgroup *cg, const char *file, const c
 		}
 		e = ucg_cgv2_mkdir(o->b, rel);
 		if (e == 0)
+			e = save_old(o, rel, &set[i]);
+		if (e == 0)
 			e = ucg_cgv2_write(o->b, rel, set[i].file, set[i].value);
 		if (e == -ENOENT && set[i].optional)
 			continue;
@@ -270,12 +328,48 @@ static int can_write(void *ctx, struct ucg_cgroup *cg, const char *file, const c
 			o->refusals++;
 			logf_(o, "enforce: %s refused by the kernel (%s%s)", set[i].file,
 			      set[i].value, 0);
+			undo_writes(o, rel); /* the pair's first file, when its second fails */
 			return e;
 		}
+		if (o->undo.n && !strcmp(o->undo.old[o->undo.n - 1].file, set[i].file))
+			o->undo.written[o->undo.n - 1] = 1;
 		o->writes++;
 	}
+	o->undo.cg = cg;
+	o->undo.st = *st;
+	snprintf(o->undo.rel, sizeof(o->undo.rel), "%s", rel);
 	*st = trial;
 	return 0;
+}
+
+/* A write the engine refused after can_write accepted it: the v2 files and the
+ * translation state go back to what they were. */
+static void cancel_write(void *ctx, struct ucg_cgroup *cg, const char *file)
+{
+	struct ucg_v2obs *o = ctx;
+	struct ucg_v1v2_state *st;
+
+	(void)file;
+	if (o->undo.cg != cg)
+		return; /* can_write changed nothing (policy only, a root, the freezer) */
+	undo_writes(o, o->undo.rel);
+	st = ucg_cgroup_priv(cg, o->id);
+	if (st)
+		*st = o->undo.st;
+	o->undo.cg = NULL;
+}
+
+static void file_written(void *ctx, struct ucg_cgroup *cg, const char *file, const char *buf,
+			 size_t len)
+{
+	struct ucg_v2obs *o = ctx;
+
+	(void)cg;
+	(void)file;
+	(void)buf;
+	(void)len;
+	o->undo.cg = NULL; /* committed */
+	o->undo.n = 0;
 }
 
 static void cgroup_created(void *ctx, struct ucg_cgroup *cg)
@@ -316,6 +410,8 @@ static void hierarchy_unmounted(void *ctx, struct ucg_hierarchy *h, int destroyi
 static const struct ucg_observer_ops ops = {
 	.can_attach = can_attach,
 	.can_write = can_write,
+	.cancel_write = cancel_write,
+	.file_written = file_written,
 	.cgroup_created = cgroup_created,
 	.cgroup_removed = cgroup_removed,
 	.hierarchy_unmounted = hierarchy_unmounted,
@@ -629,6 +725,6 @@ void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out)
 	ucg_buf_printf(out, "enforce %s\n", ucg_cgv2_describe(o->b));
 	ucg_buf_printf(out,
 		       "enforce_attaches %lu writes %lu refusals %lu policy_only %lu "
-		       "restored %lu\n",
-		       o->attaches, o->writes, o->refusals, o->skipped, o->restored);
+		       "restored %lu undone %lu\n",
+		       o->attaches, o->writes, o->refusals, o->skipped, o->restored, o->undone);
 }
