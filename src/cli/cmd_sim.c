@@ -1,10 +1,11 @@
 /* cli/cmd_sim.c — `ucg sim SCENARIO [--seed N] [--until T] [--charging=DESIGN]
- * [--csv DIR] [--report FILE]`: runs a scenario in the discrete-event simulator and
- * prints its transcript and summary table.
+ * [--csv DIR] [--report FILE] [--progress|--no-progress]`: runs a scenario in the
+ * discrete-event simulator and prints its transcript and summary table.
  *
  * --charging=all runs the scenario once per design and ends with a table comparing
- * how each charged writeback and helper I/O. A progress bar is drawn on stderr only
- * when stderr is a terminal and the run has already taken more than half a second.
+ * how each charged writeback and helper I/O. A progress line goes to stderr when
+ * stderr is a terminal (--progress: always; --no-progress: never), never to stdout or
+ * the CSV and report files, so what a run writes there does not depend on it.
  * Exit status: 0, 1 when the run fails (file:line and the errno text on stderr), 2
  * for usage errors and scenarios that do not parse.
  */
@@ -22,31 +23,117 @@
 
 #include "base/alloc.h"
 
+enum progress_mode { PROGRESS_AUTO, PROGRESS_ON, PROGRESS_OFF };
+
+/* The progress line: virtual time reached of the run's end, events fired, events per
+ * wall second and the wall time left, estimated from the share of virtual time left:
+ *   "sim: 12.500s/60s virtual (20%), 3145728 events, 2.41M events/s, ETA 5s"
+ * The simulator calls progress_cb every SIM_PROGRESS_EVERY events and knows nothing of
+ * the wall clock; the line is drawn here at most PROGRESS_HZ times a second, rewritten
+ * in place with '\r', first after PROGRESS_DELAY seconds so that a short run on a
+ * terminal shows nothing, and ended by progress_end with the totals and a newline
+ * ("done in 1.20s"). Under --progress the final line is drawn however short the run. */
+#define PROGRESS_HZ 4
+#define PROGRESS_DELAY 0.5
+
 struct progress {
+	const char *label; /* "sim" or the design under --charging=all */
 	struct timespec start;
-	int shown;
+	double next;  /* wall seconds since start at which to draw again */
+	size_t width; /* of the line drawn last: a shorter one blanks the rest */
+	int forced, shown;
 };
 
-static void progress_cb(void *ctx, sim_time now, sim_time end)
+static double progress_wall(const struct progress *p)
 {
-	struct progress *p = ctx;
 	struct timespec ts;
-	double wall;
-	int i, w = 40, fill;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	wall = (double)(ts.tv_sec - p->start.tv_sec) + (double)(ts.tv_nsec - p->start.tv_nsec) / 1e9;
-	if (wall < 0.5 || end <= 0)
-		return;
-	fill = (int)((double)w * (double)now / (double)end);
-	if (fill > w)
-		fill = w;
-	fputs("\r[", stderr);
-	for (i = 0; i < w; i++)
-		fputc(i < fill ? '#' : ' ', stderr);
-	fprintf(stderr, "] %5.1f%% %.1fs virtual", 100.0 * (double)now / (double)end,
-		(double)now / 1e9);
+	return (double)(ts.tv_sec - p->start.tv_sec) +
+	       (double)(ts.tv_nsec - p->start.tv_nsec) / 1e9;
+}
+
+/* "950", "12.3k", "2.41M", "1.05G". */
+static void format_count(char *buf, size_t size, double v)
+{
+	if (v >= 1e9)
+		snprintf(buf, size, "%.2fG", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, size, "%.2fM", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(buf, size, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, size, "%.0f", v);
+}
+
+/* Wall seconds as "7s", "3m05s", "2h10m". */
+static void format_wall(char *buf, size_t size, double sec)
+{
+	long s = (long)(sec + 0.5);
+
+	if (s < 60)
+		snprintf(buf, size, "%lds", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%ldm%02lds", s / 60, s % 60);
+	else
+		snprintf(buf, size, "%ldh%02ldm", s / 3600, s / 60 % 60);
+}
+
+static void progress_draw(struct progress *p, double wall, sim_time now, sim_time end,
+			  uint64_t events, int done)
+{
+	char line[256], rate[32], eta[24], left[32];
+	struct ucg_buf e;
+	size_t n;
+	int w;
+
+	ucg_buf_init(&e);
+	if (end > 0)
+		sim_format_time(end, &e);
+	format_count(rate, sizeof(rate), wall > 0 ? (double)events / wall : 0);
+	if (done) {
+		snprintf(left, sizeof(left), "done in %.2fs", wall);
+	} else if (end > 0 && now > 0 && now < end) {
+		format_wall(eta, sizeof(eta), wall * (double)(end - now) / (double)now);
+		snprintf(left, sizeof(left), "ETA %s", eta);
+	} else {
+		snprintf(left, sizeof(left), "ETA ?");
+	}
+	if (end > 0 && e.data)
+		w = snprintf(line, sizeof(line),
+			     "%s: %.3fs/%s virtual (%.0f%%), %" PRIu64 " events, %s events/s, %s",
+			     p->label, (double)now / 1e9, e.data, 100.0 * (double)now / (double)end,
+			     events, rate, left);
+	else
+		w = snprintf(line, sizeof(line),
+			     "%s: %.3fs virtual, %" PRIu64 " events, %s events/s", p->label,
+			     (double)now / 1e9, events, rate);
+	ucg_buf_fini(&e);
+	n = w < 0 ? 0 : (size_t)w >= sizeof(line) ? sizeof(line) - 1 : (size_t)w;
+	fprintf(stderr, "\r%s%*s", line, p->width > n ? (int)(p->width - n) : 0, "");
+	fflush(stderr);
+	p->width = n;
 	p->shown = 1;
+}
+
+static void progress_cb(void *ctx, sim_time now, sim_time end, uint64_t events)
+{
+	struct progress *p = ctx;
+	double wall = progress_wall(p);
+
+	if (wall < p->next)
+		return;
+	p->next = wall + 1.0 / PROGRESS_HZ;
+	progress_draw(p, wall, now, end, events, 0);
+}
+
+/* The run ended (or failed): the totals on the line, and the newline. */
+static void progress_end(struct progress *p, const struct sim *s)
+{
+	if (!p->shown && !p->forced)
+		return;
+	progress_draw(p, progress_wall(p), sim_now(s), sim_end(s), sim_events(s), 1);
+	fputc('\n', stderr);
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -108,9 +195,12 @@ static void print_err(const struct sim_err *err, int r)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ucg sim SCENARIO [--seed N] [--until TIME] "
-			"[--charging=kernel|pid|consumer|dual|inode|all] [--csv DIR] "
-			"[--report FILE]\n");
+	fprintf(stderr,
+		"usage: ucg sim SCENARIO [--seed N] [--until TIME] "
+		"[--charging=kernel|pid|consumer|dual|inode|all] [--csv DIR] "
+		"[--report FILE] [--progress|--no-progress]\n"
+		"  --progress     a progress line on stderr even when it is not a terminal\n"
+		"  --no-progress  none even when it is (default: only on a terminal)\n");
 	return 2;
 }
 
@@ -120,6 +210,7 @@ struct opts {
 	sim_time until;
 	int all;
 	enum sim_charging charging;
+	enum progress_mode progress;
 };
 
 /* Runs one design; prints transcript and summary. 0, 1 (run error), 2 (parse). */
@@ -139,8 +230,11 @@ static int run_one(const struct opts *o, const char *text, size_t len, enum sim_
 	cfg.until = o->until;
 	cfg.charging = c;
 	memset(&pr, 0, sizeof(pr));
+	pr.label = o->all ? sim_charging_name(c) : "sim";
+	pr.forced = o->progress == PROGRESS_ON;
+	pr.next = PROGRESS_DELAY;
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
-	if (isatty(STDERR_FILENO)) {
+	if (pr.forced || (o->progress == PROGRESS_AUTO && isatty(STDERR_FILENO))) {
 		cfg.progress = progress_cb;
 		cfg.progress_ctx = &pr;
 	}
@@ -156,8 +250,8 @@ static int run_one(const struct opts *o, const char *text, size_t len, enum sim_
 		return 2;
 	}
 	r = sim_run(s, &err);
-	if (pr.shown)
-		fputs("\r\033[K", stderr);
+	if (cfg.progress)
+		progress_end(&pr, s);
 	ucg_buf_init(&out);
 	ucg_buf_puts(&out, sim_log(s));
 	if (r == 0)
@@ -242,6 +336,10 @@ int cmd_sim(int argc, char **argv)
 			o.csv = argv[++i];
 		} else if (!strcmp(a, "--report") && i + 1 < argc) {
 			o.report = argv[++i];
+		} else if (!strcmp(a, "--progress")) {
+			o.progress = PROGRESS_ON;
+		} else if (!strcmp(a, "--no-progress")) {
+			o.progress = PROGRESS_OFF;
 		} else if (a[0] == '-' || o.scenario) {
 			return usage();
 		} else {

@@ -41,7 +41,8 @@ static const struct command commands[] = {
 	{ "shell", FS_CMD(cmd_shell), "shell [-g CTRL:PATH]...: a shell in the v1 view" },
 	{ "classify", FS_CMD(cmd_classify),
 	  "classify -g CTRL:PATH... PID...: move processes (cgclassify)" },
-	{ "sim", cmd_sim, "sim SCENARIO [--seed N] [--charging=D]: run the simulator" },
+	{ "sim", cmd_sim,
+	  "sim SCENARIO [--seed N] [--charging=D] [--[no-]progress]: run the simulator" },
 };
 
 static int usage(FILE *f)

@@ -5,7 +5,9 @@
  * equal-time events fire in the order they were scheduled. Before an event fires the
  * CPU model accrues usage up to its time at the rates it computed last (the CPU is a
  * fluid model whose rates change only at events); after it fires, anything that
- * changed demand or configuration makes the CPU model recompute its rates once.
+ * changed demand or configuration makes the CPU model recompute its rates once. A
+ * caller's progress hook (cfg.progress) is called every cfg.progress_every events with
+ * the virtual time and the count; the wall clock, and what to show, are its business.
  *
  * Task provider. Simulated tasks are added, forked, exited and reaped through the
  * engine's provider calls, exactly as the host provider does for real processes. tids
@@ -159,6 +161,11 @@ sim_time sim_now(const struct sim *s)
 uint64_t sim_events(const struct sim *s)
 {
 	return s->nevents;
+}
+
+sim_time sim_end(const struct sim *s)
+{
+	return s->cfg.until > 0 ? s->cfg.until : s->end;
 }
 
 int sim_schedule(struct sim *s, sim_time at, struct sim_event_src *src, uint64_t arg)
@@ -430,6 +437,8 @@ int sim_new(const struct sim_config *cfg, struct sim **ret)
 		s->cfg = *cfg;
 	if (!s->cfg.max_events)
 		s->cfg.max_events = 200000000ull;
+	if (!s->cfg.progress_every)
+		s->cfg.progress_every = SIM_PROGRESS_EVERY;
 	ucg_buf_init(&s->log);
 	ucg_buf_init(&s->csv_name);
 	ucg_heap_init(&s->events);
@@ -559,6 +568,8 @@ int sim_run(struct sim *s, struct sim_err *err)
 	}
 	s->sample_ev.fire = sample_fire;
 	sim_schedule(s, 0, &s->sample_ev, 0);
+	/* the loop compares one counter; without a hook it never matches */
+	s->progress_next = s->cfg.progress ? s->nevents + s->cfg.progress_every : UINT64_MAX;
 	while (!s->stopped) {
 		const struct ucg_heap_entry *top = ucg_heap_peek(&s->events);
 
@@ -585,8 +596,10 @@ int sim_run(struct sim *s, struct sim_err *err)
 			if (!nx || nx->key > s->now)
 				sim_cpu_update(s);
 		}
-		if (s->cfg.progress && (s->nevents & 4095) == 0)
-			s->cfg.progress(s->cfg.progress_ctx, s->now, s->end);
+		if (s->nevents == s->progress_next) {
+			s->progress_next += s->cfg.progress_every;
+			s->cfg.progress(s->cfg.progress_ctx, s->now, s->end, s->nevents);
+		}
 	}
 	if (!s->stopped && s->run_err == 0) {
 		sim_cpu_advance(s, s->end);

@@ -29,6 +29,11 @@ typedef int64_t sim_time;
 #define SIM_SEC ((int64_t)1000000000)
 #define SIM_TIME_MAX INT64_MAX
 
+/* Events between two calls of a progress hook by default: some thousands of calls a
+ * second at the loop's fastest (tens of millions of events a second), still a dozen on
+ * workloads a hundred times slower. */
+#define SIM_PROGRESS_EVERY ((uint64_t)4096)
+
 /* The charging designs of the seed (article part 5): who pays for writeback and
  * helper I/O, and what each page carries to know it. */
 enum sim_charging {
@@ -52,9 +57,13 @@ struct sim_config {
 	sim_time until;             /* stop here (0: the scenario's own end) */
 	enum sim_charging charging;
 	uint64_t max_events;        /* 0: 200 million; past it the run stops with -E2BIG */
-	/* Called every few thousand events with the virtual time; NULL for none. */
-	void (*progress)(void *ctx, sim_time now, sim_time end);
+	/* Progress hook for a caller that shows how far a long run got: sim_run calls it
+	 * after every progress_every events (0: SIM_PROGRESS_EVERY) with the virtual time
+	 * reached, the time the run stops at (cfg.until or the scenario's end) and the
+	 * events fired so far. It must not touch the simulation; NULL for none. */
+	void (*progress)(void *ctx, sim_time now, sim_time end, uint64_t events);
 	void *progress_ctx;
+	uint64_t progress_every;
 };
 
 /* Detail the errno cannot carry: "scenario.ucg:12: echo: write error: Invalid argument". */
@@ -101,6 +110,8 @@ void sim_get_attribution(const struct sim *s, struct sim_attribution *ret);
 
 /* Virtual time now, and events fired so far. */
 sim_time sim_now(const struct sim *s);
+/* The time the run stops at: cfg.until, else the scenario's end (once loaded). */
+sim_time sim_end(const struct sim *s);
 uint64_t sim_events(const struct sim *s);
 
 /* Parses "5s", "250ms", "10us", "7ns", "1.5s", "2m" into ns. 0 or -EINVAL. */

@@ -310,6 +310,7 @@ struct sim {
 	struct ucg_heap events;
 	sim_time now, end;
 	uint64_t nevents;
+	uint64_t progress_next; /* nevents at which cfg.progress is next called */
 	bool stopped;
 	int run_err;
 	struct sim_err *err;
