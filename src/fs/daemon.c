@@ -253,6 +253,8 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_cpu_ms) {
 			pthread_mutex_lock(&d.lock);
 			ucg_host_sample_cpu(d.host, d.e);
+			ucgfs_kenforce_tick(d.kenforce, (uint64_t)now.tv_sec * 1000000 +
+								(uint64_t)now.tv_nsec / 1000);
 			d.content_dirty = 1; /* cpuacct's figures moved */
 			ucgfs_unlock_checked(&d);
 			next_cpu_ms = now.tv_sec * 1000 + now.tv_nsec / 1000000 + 1000;

@@ -5,6 +5,7 @@
 #include "host/bpf_obs.h"
 #include "host/cgv2.h"
 #include "host/v2obs.h"
+#include "host/v2split.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,8 +16,10 @@ struct ucgfs_kenforce {
 	struct ucg_cgv2 *b; /* NULL: policy only */
 	struct ucg_v2obs *o;
 	struct ucg_bpfobs *bo; /* devices, net_cls; registered before o, so it runs first */
+	struct ucg_v2split *sp; /* an inner cpu hierarchy's quotas over divergent leaves */
 	char why[384]; /* why policy only */
 	int syncing;   /* inside ucgfs_kenforce_sync */
+	int split_err; /* the last round's error, logged once */
 };
 
 static void log_line(void *ctx, const char *line)
@@ -64,6 +67,8 @@ struct ucgfs_kenforce *ucgfs_kenforce_start(struct ucg_engine *e)
 		goto policy;
 	}
 	ucg_bpfobs_bind(k->bo, k->o);
+	if (ucg_v2split_new(k->o, k->b, &k->sp) < 0)
+		k->sp = NULL; /* quotas stay on the mirrors (logged by the stats) */
 	fprintf(stderr, "ucg: enforce through %s\n", ucg_cgv2_describe(k->b));
 	return k;
 policy:
@@ -96,6 +101,18 @@ int ucgfs_kenforce_poll(struct ucgfs_kenforce *k)
 	return k && k->o ? ucg_v2obs_poll(k->o) : 0;
 }
 
+void ucgfs_kenforce_tick(struct ucgfs_kenforce *k, uint64_t now_us)
+{
+	int r;
+
+	if (!k || !k->sp)
+		return;
+	r = ucg_v2split_run(k->sp, now_us);
+	if (r < 0 && r != k->split_err)
+		fprintf(stderr, "ucg: enforce: dividing cpu quotas: %s\n", strerror(-r));
+	k->split_err = r < 0 ? r : 0;
+}
+
 int ucgfs_kenforce_show(struct ucgfs_kenforce *k, struct ucg_hierarchy *h, const char *path,
 			struct ucg_buf *out)
 {
@@ -121,6 +138,10 @@ void ucgfs_kenforce_stats(const struct ucgfs_kenforce *k, struct ucg_buf *out)
 		ucg_buf_puts(out, " devices net_cls");
 	ucg_buf_puts(out, "\n");
 	ucg_v2obs_describe(k->o, out);
+	if (k->sp)
+		ucg_v2split_describe(k->sp, out);
+	else
+		ucg_buf_puts(out, "enforce_split none: out of memory\n");
 	ucg_bpfobs_describe(k->bo, out);
 }
 
@@ -128,6 +149,7 @@ void ucgfs_kenforce_stop(struct ucgfs_kenforce *k)
 {
 	if (!k)
 		return;
+	ucg_v2split_free(k->sp);
 	ucg_v2obs_free(k->o);
 	ucg_bpfobs_free(k->bo);
 	ucg_cgv2_close(k->b, 0);

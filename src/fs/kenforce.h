@@ -13,6 +13,8 @@
 #ifndef UCG_FS_KENFORCE_H
 #define UCG_FS_KENFORCE_H
 
+#include <stdint.h>
+
 #include "base/buf.h"
 #include "engine/ucg.h"
 
@@ -36,6 +38,9 @@ int ucgfs_kenforce_freeze(struct ucgfs_kenforce *k, int tid, int freeze);
 int ucgfs_kenforce_poll(struct ucgfs_kenforce *k);
 /* The v1 statistics file path of h computed from the kernel's v2 files (host/v2obs.h),
  * into out; -ENOENT when the engine's figure is served. */
+/* Once a second, with the engine lock held: a cpu quota of an inner hierarchy divided
+ * over the v2 leaves of a divergent layout (host/v2split.h). now_us: monotonic. */
+void ucgfs_kenforce_tick(struct ucgfs_kenforce *k, uint64_t now_us);
 int ucgfs_kenforce_show(struct ucgfs_kenforce *k, struct ucg_hierarchy *h, const char *path,
 			struct ucg_buf *out);
 /* `ucg ctl stats` lines: "enforce CONTROLLERS" or "enforce none: WHY", and counters. */

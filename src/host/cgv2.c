@@ -378,6 +378,14 @@ int ucg_cgv2_own_leaves(struct ucg_cgv2 *b, const char *rel,
 	return walk_leaves(b, buf, sizeof(buf), 1, own_leaf, &oc);
 }
 
+int ucg_cgv2_leaves(struct ucg_cgv2 *b, void (*fn)(void *ctx, const char *leaf), void *ctx)
+{
+	struct own_ctx oc = { fn, ctx };
+	char rel[PATH_MAX] = "";
+
+	return walk_leaves(b, rel, sizeof(rel), 0, own_leaf, &oc);
+}
+
 /* Removes every empty directory below path (deepest first), then path. */
 static void remove_tree(const char *path)
 {

@@ -93,5 +93,8 @@ int ucg_cgv2_scan(struct ucg_cgv2 *b, void (*fn)(void *ctx, const char *rel, pid
  * or -errno. */
 int ucg_cgv2_own_leaves(struct ucg_cgv2 *b, const char *rel,
 			void (*fn)(void *ctx, const char *leaf), void *ctx);
+/* Calls fn(ctx, leaf) for every leaf of the subtree, whether it holds processes or not.
+ * Returns their number or -errno. */
+int ucg_cgv2_leaves(struct ucg_cgv2 *b, void (*fn)(void *ctx, const char *leaf), void *ctx);
 
 #endif

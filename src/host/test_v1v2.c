@@ -328,6 +328,65 @@ static void test_undo_value(void)
 	T_EQ_INT(ucg_v2_undo_value(&reclaim, "", undo, sizeof(undo)), -ENOENT);
 }
 
+/* A quota shared by the leaves of a divergent layout: max-min fair by demand. */
+static void test_split_quota(void)
+{
+	struct ucg_v2_split_leaf l[3];
+	uint64_t a0, a1;
+
+	/* new leaves: equal parts of 50 ms per 100 ms */
+	memset(l, 0, sizeof(l));
+	ucg_v2_split_quota(50000, 100000, 1000000, l, 2);
+	T_EQ_INT(l[0].next_us, 25000);
+	T_EQ_INT(l[1].next_us, 25000);
+	/* two busy leaves, both throttled: it stays even */
+	l[0] = (struct ucg_v2_split_leaf){ .used_us = 250000, .throttled = 1, .alloc_us = 25000 };
+	l[1] = (struct ucg_v2_split_leaf){ .used_us = 250000, .throttled = 1, .alloc_us = 25000 };
+	ucg_v2_split_quota(50000, 100000, 1000000, l, 2);
+	T_EQ_INT(l[0].next_us, 25000);
+	T_EQ_INT(l[1].next_us, 25000);
+	/* the second goes idle: the first gets all but the minimum */
+	l[0] = (struct ucg_v2_split_leaf){ .used_us = 250000, .throttled = 1, .alloc_us = 25000 };
+	l[1] = (struct ucg_v2_split_leaf){ .used_us = 0, .throttled = 0, .alloc_us = 25000 };
+	ucg_v2_split_quota(50000, 100000, 1000000, l, 2);
+	T_EQ_INT(l[0].next_us, 49000);
+	T_EQ_INT(l[1].next_us, 1000);
+	/* it wakes and is throttled at once: even again at the next split */
+	a0 = l[0].next_us;
+	a1 = l[1].next_us;
+	l[0] = (struct ucg_v2_split_leaf){ .used_us = a0 * 10, .throttled = 1, .alloc_us = a0 };
+	l[1] = (struct ucg_v2_split_leaf){ .used_us = a1 * 10, .throttled = 1, .alloc_us = a1 };
+	ucg_v2_split_quota(50000, 100000, 1000000, l, 2);
+	T_EQ_INT(l[0].next_us, 25000);
+	T_EQ_INT(l[1].next_us, 25000);
+	/* a light leaf keeps what it uses and a quarter more; the rest to the busy one */
+	l[0] = (struct ucg_v2_split_leaf){ .used_us = 250000, .throttled = 1, .alloc_us = 25000 };
+	l[1] = (struct ucg_v2_split_leaf){ .used_us = 80000,
+					   .throttled = 0,
+					   .alloc_us = 25000 }; /* 8 ms per period */
+	ucg_v2_split_quota(50000, 100000, 1000000, l, 2);
+	T_EQ_INT(l[1].next_us, 10001);
+	T_EQ_INT(l[0].next_us, 39999);
+	/* nobody busy: each keeps its use and a quarter, the rest spread evenly */
+	l[0] = (struct ucg_v2_split_leaf){ .used_us = 0, .throttled = 0, .alloc_us = 40000 };
+	l[1] = (struct ucg_v2_split_leaf){ .used_us = 0, .throttled = 0, .alloc_us = 10000 };
+	ucg_v2_split_quota(50000, 100000, 1000000, l, 2);
+	T_EQ_INT(l[0].next_us, 25000);
+	T_EQ_INT(l[1].next_us, 25000);
+	/* a quota below one minimum each: every leaf gets the minimum */
+	memset(l, 0, sizeof(l));
+	ucg_v2_split_quota(2000, 100000, 1000000, l, 3);
+	T_EQ_INT(l[0].next_us + l[1].next_us + l[2].next_us, 3000);
+	/* three: one idle, one light, one busy; the parts add up to the quota */
+	l[0] = (struct ucg_v2_split_leaf){ .used_us = 0, .throttled = 0, .alloc_us = 30000 };
+	l[1] = (struct ucg_v2_split_leaf){ .used_us = 160000, .throttled = 0, .alloc_us = 30000 };
+	l[2] = (struct ucg_v2_split_leaf){ .used_us = 300000, .throttled = 1, .alloc_us = 30000 };
+	ucg_v2_split_quota(90000, 100000, 1000000, l, 3);
+	T_EQ_INT(l[0].next_us, 1000);
+	T_EQ_INT(l[1].next_us, 20001);
+	T_EQ_INT(l[0].next_us + l[1].next_us + l[2].next_us, 90000);
+}
+
 int main(void)
 {
 	T_RUN(test_cpu_weight_curve);
@@ -338,5 +397,6 @@ int main(void)
 	T_RUN(test_stat_cpu_io_misc);
 	T_RUN(test_stat_hybrid_and_errors);
 	T_RUN(test_undo_value);
+	T_RUN(test_split_quota);
 	return t_done();
 }

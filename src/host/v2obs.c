@@ -595,6 +595,40 @@ static int leaf_decode(const char *rel, char paths[NR_SLOTS][PATH_MAX])
 	return 0;
 }
 
+struct ucg_hierarchy *ucg_v2obs_hierarchy(struct ucg_v2obs *o, int ss)
+{
+	int s;
+
+	for (s = 0; s < NR_SLOTS; s++)
+		if (slot[s].ss == ss)
+			return slot_hier(o, s);
+	return NULL;
+}
+
+int ucg_v2obs_leaf_paths(struct ucg_v2obs *o, const char *leaf, int ss, char *outer, char *in,
+			 size_t size)
+{
+	char paths[NR_SLOTS][PATH_MAX];
+	struct ucg_hierarchy *h = ucg_v2obs_hierarchy(o, ss);
+	int s, first = -1, mine = -1;
+
+	for (s = 0; s < NR_SLOTS; s++) {
+		if (first < 0 && slot_hier(o, s))
+			first = s;
+		if (slot[s].ss == ss)
+			mine = s;
+	}
+	if (!h || first < 0 || mine < 0 || slot_hier(o, first) == h)
+		return -ENOENT;
+	if (leaf_decode(leaf, paths) < 0)
+		return -EINVAL;
+	if (strlen(paths[first]) >= size || strlen(paths[mine]) >= size)
+		return -ENAMETOOLONG;
+	strcpy(outer, paths[first]);
+	strcpy(in, paths[mine]);
+	return 0;
+}
+
 static void restore_one(void *ctx, const char *rel, pid_t pid)
 {
 	struct ucg_v2obs *o = ctx;

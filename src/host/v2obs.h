@@ -60,6 +60,15 @@ int ucg_v2obs_restore(struct ucg_v2obs *o);
  * engine's own figure is to be served (another hierarchy, a root, a file v2 lacks). */
 int ucg_v2obs_show(struct ucg_v2obs *o, struct ucg_hierarchy *h, const char *path,
 		   struct ucg_buf *out);
+/* The enforced hierarchy of v1 controller ss (UCG_SS_*), or NULL. */
+struct ucg_hierarchy *ucg_v2obs_hierarchy(struct ucg_v2obs *o, int ss);
+/* The v1 paths of a leaf's processes, decoded from its name ("/a/.ucg.cpu:b/.ucg"):
+ * outer, the mirror the leaf sits under ("/a"), and in, their path in the hierarchy
+ * of v1 controller ss ("/b"), each of size bytes. 0; -ENOENT when ss's hierarchy is
+ * not enforced or is the outer one (its paths are the mirrors': they never diverge);
+ * -EINVAL for a name the layout does not make. */
+int ucg_v2obs_leaf_paths(struct ucg_v2obs *o, const char *leaf, int ss, char *outer, char *in,
+			 size_t size);
 /* "enforce: ..." lines for `ucg ctl stats`: controllers, attaches, refusals. */
 void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out);
 

@@ -1,0 +1,286 @@
+/* host/v2split.c — a v1 cpu quota shared by the v2 leaves of a divergent layout (the
+ * model and its limits are in v2split.h). */
+#include "host/v2split.h"
+
+#include "base/alloc.h"
+#include "controllers/charge.h"
+#include "host/v1v2.h"
+#include "host/v2stat.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A leaf as this round found it, and what it is to get. */
+struct leaf {
+	char *rel;               /* "/a/.ucg.cpu:b/.ucg" */
+	char *outer, *cpu;       /* its mirror's v1 path, its cpu cgroup's path */
+	uint64_t usage_us;       /* cpu.stat usage_usec */
+	uint64_t throttled;      /* cpu.stat nr_throttled */
+	uint64_t ppm;            /* last round's part, quota per period in millionths; 0: none */
+	uint64_t want_q, want_p; /* this round's smallest part (want_p 0: none) */
+};
+
+struct ucg_v2split {
+	struct ucg_v2obs *o;
+	struct ucg_cgv2 *b;
+	struct leaf *v; /* sorted by rel: the last round's, then this one's */
+	size_t n, cap;
+	uint64_t last_us;
+	unsigned long rounds, divided, writes; /* divided: quotas divided, all rounds */
+};
+
+int ucg_v2split_new(struct ucg_v2obs *o, struct ucg_cgv2 *b, struct ucg_v2split **ret)
+{
+	struct ucg_v2split *sp = ucg_calloc(1, sizeof(*sp));
+
+	if (!sp)
+		return -ENOMEM;
+	sp->o = o;
+	sp->b = b;
+	*ret = sp;
+	return 0;
+}
+
+static void leaves_free(struct leaf *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ucg_free(v[i].rel);
+		ucg_free(v[i].outer);
+		ucg_free(v[i].cpu);
+	}
+	ucg_free(v);
+}
+
+void ucg_v2split_free(struct ucg_v2split *sp)
+{
+	if (!sp)
+		return;
+	leaves_free(sp->v, sp->n);
+	ucg_free(sp);
+}
+
+/* p is path or below it ("/b", "/b/c" are within "/b"; "/bc" is not) */
+static int within(const char *p, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!strcmp(path, "/"))
+		return 1;
+	return !strncmp(p, path, n) && (p[n] == '\0' || p[n] == '/');
+}
+
+static int cmp_rel(const void *a, const void *b)
+{
+	return strcmp(((const struct leaf *)a)->rel, ((const struct leaf *)b)->rel);
+}
+
+/* The round being collected. */
+struct round {
+	struct ucg_v2split *sp;
+	struct leaf *v;
+	size_t n, cap;
+	int err; /* -ENOENT: cpu is the outer hierarchy; -ENOMEM */
+};
+
+static char *dup_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = ucg_malloc(n);
+
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static void collect(void *ctx, const char *rel)
+{
+	struct round *r = ctx;
+	char outer[PATH_MAX], cpu[PATH_MAX];
+	struct ucg_buf stat;
+	struct leaf *l;
+	int e;
+
+	if (r->err)
+		return;
+	e = ucg_v2obs_leaf_paths(r->sp->o, rel, UCG_SS_cpu, outer, cpu, sizeof(outer));
+	if (e == -ENOENT) {
+		r->err = e;
+		return;
+	}
+	if (e < 0)
+		return; /* not a leaf of the layout: not ours to limit */
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		struct leaf *v = ucg_realloc(r->v, cap * sizeof(*v));
+
+		if (!v) {
+			r->err = -ENOMEM;
+			return;
+		}
+		r->v = v;
+		r->cap = cap;
+	}
+	l = &r->v[r->n];
+	memset(l, 0, sizeof(*l));
+	l->rel = dup_str(rel);
+	l->outer = dup_str(outer);
+	l->cpu = dup_str(cpu);
+	if (!l->rel || !l->outer || !l->cpu) {
+		ucg_free(l->rel);
+		ucg_free(l->outer);
+		ucg_free(l->cpu);
+		r->err = -ENOMEM;
+		return;
+	}
+	ucg_buf_init(&stat);
+	if (ucg_cgv2_read(r->sp->b, rel, "cpu.stat", &stat) == 0 && stat.data) {
+		ucg_v2_keyed(stat.data, "usage_usec", &l->usage_us);
+		ucg_v2_keyed(stat.data, "nr_throttled", &l->throttled);
+	}
+	ucg_buf_fini(&stat);
+	r->n++;
+}
+
+/* Writes value to rel's cpu.max unless it reads so already ("max": whatever period). */
+static void put_max(struct ucg_v2split *sp, const char *rel, const char *value)
+{
+	struct ucg_buf cur;
+	int same;
+
+	ucg_buf_init(&cur);
+	same = ucg_cgv2_read(sp->b, rel, "cpu.max", &cur) == 0 && cur.data &&
+	       (!strcmp(value, "max") ? !strncmp(cur.data, "max ", 4)
+				      : !strncmp(cur.data, value, strlen(value)) &&
+						cur.data[strlen(value)] == '\n');
+	ucg_buf_fini(&cur);
+	if (!same && ucg_cgv2_write(sp->b, rel, "cpu.max", value) == 0)
+		sp->writes++;
+}
+
+/* Divides (or not) the quota of cpu cgroup cg at path over the round's leaves. */
+static void divide(struct ucg_v2split *sp, struct round *r, const struct ucg_cgroup *cg,
+		   const char *path, uint64_t interval_us)
+{
+	struct ucg_cpu_bandwidth bw;
+	struct ucg_v2_split_leaf *parts;
+	char value[64];
+	size_t i, k = 0;
+	int exact = 1;
+
+	if (ucg_cpu_bandwidth_get(cg, &bw) < 0 || bw.quota_us < 0 || !bw.period_us)
+		return;
+	for (i = 0; i < r->n && exact; i++) /* the mirror holds exactly the subtree */
+		exact = within(r->v[i].cpu, path) == within(r->v[i].outer, path);
+	if (exact)
+		snprintf(value, sizeof(value), "%lld %llu", (long long)bw.quota_us,
+			 (unsigned long long)bw.period_us);
+	else
+		snprintf(value, sizeof(value), "max %llu", (unsigned long long)bw.period_us);
+	put_max(sp, path, value); /* the mirror */
+	if (exact)
+		return;
+	parts = ucg_calloc(r->n, sizeof(*parts));
+	if (!parts)
+		return;
+	for (i = 0; i < r->n; i++) {
+		struct leaf *l = &r->v[i];
+		struct leaf key = { .rel = l->rel }, *prev;
+
+		if (!within(l->cpu, path))
+			continue;
+		prev = sp->v ? bsearch(&key, sp->v, sp->n, sizeof(*sp->v), cmp_rel) : NULL;
+		if (prev && prev->ppm && l->usage_us >= prev->usage_us) {
+			parts[k].used_us = l->usage_us - prev->usage_us;
+			parts[k].throttled = l->throttled > prev->throttled;
+			parts[k].alloc_us = prev->ppm * bw.period_us / 1000000;
+		}
+		k++;
+	}
+	ucg_v2_split_quota((uint64_t)bw.quota_us, bw.period_us, interval_us, parts, k);
+	for (i = k = 0; i < r->n; i++) {
+		struct leaf *l = &r->v[i];
+
+		if (!within(l->cpu, path))
+			continue;
+		/* the smallest ratio of the groups above the leaf */
+		if (!l->want_p || parts[k].next_us * l->want_p < l->want_q * bw.period_us) {
+			l->want_q = parts[k].next_us;
+			l->want_p = bw.period_us;
+		}
+		k++;
+	}
+	ucg_free(parts);
+	sp->divided++;
+}
+
+/* Every cgroup of h below cg, depth first. Returns how many divide() divided. */
+static int walk(struct ucg_v2split *sp, struct round *r, const struct ucg_cgroup *cg,
+		uint64_t interval_us)
+{
+	const struct ucg_cgroup *c = NULL;
+	unsigned long before = sp->divided;
+	struct ucg_buf path;
+
+	while ((c = ucg_cgroup_next_child(cg, c))) {
+		ucg_buf_init(&path);
+		if (ucg_cgroup_path(c, &path) == 0 && path.data)
+			divide(sp, r, c, path.data, interval_us);
+		ucg_buf_fini(&path);
+		walk(sp, r, c, interval_us);
+	}
+	return (int)(sp->divided - before);
+}
+
+int ucg_v2split_run(struct ucg_v2split *sp, uint64_t now_us)
+{
+	struct ucg_hierarchy *h = ucg_v2obs_hierarchy(sp->o, UCG_SS_cpu);
+	struct round r = { .sp = sp };
+	uint64_t interval = sp->last_us && now_us > sp->last_us ? now_us - sp->last_us : 0;
+	size_t i;
+	int n;
+
+	if (!h || !(ucg_cgv2_controllers(sp->b) & (1u << UCG_V2_CPU)))
+		return 0;
+	ucg_cgv2_leaves(sp->b, collect, &r);
+	if (r.err) {
+		leaves_free(r.v, r.n);
+		return r.err == -ENOENT ? 0 : r.err;
+	}
+	if (r.n)
+		qsort(r.v, r.n, sizeof(*r.v), cmp_rel);
+	n = walk(sp, &r, ucg_hierarchy_root(h), interval);
+	for (i = 0; i < r.n; i++) {
+		struct leaf *l = &r.v[i];
+		char value[64];
+
+		if (!l->want_p) {
+			put_max(sp, l->rel, "max");
+			continue;
+		}
+		snprintf(value, sizeof(value), "%llu %llu", (unsigned long long)l->want_q,
+			 (unsigned long long)l->want_p);
+		put_max(sp, l->rel, value);
+		l->ppm = l->want_q * 1000000 / l->want_p;
+	}
+	leaves_free(sp->v, sp->n);
+	sp->v = r.v;
+	sp->n = r.n;
+	sp->last_us = now_us;
+	sp->rounds++;
+	return n;
+}
+
+void ucg_v2split_describe(const struct ucg_v2split *sp, struct ucg_buf *out)
+{
+	size_t i, parts = 0;
+
+	for (i = 0; i < sp->n; i++)
+		parts += sp->v[i].ppm != 0;
+	ucg_buf_printf(out, "enforce_split rounds %lu leaves %zu parts %zu writes %lu\n",
+		       sp->rounds, sp->n, parts, sp->writes);
+}

@@ -1,0 +1,51 @@
+/* host/v2split.h — a v1 cpu quota shared by the v2 leaves of a divergent layout.
+ *
+ * The v2 backend (host/v2obs.h) nests the enforced hierarchies: the first one (memory,
+ * pids, io, then cpu) gives each process its mirror directory, and a later hierarchy
+ * whose path differs adds a level below it ("/a/.ucg.cpu:b/.ucg" for memory /a, cpu
+ * /b). The cpu quota of v1 cgroup /b is written on the mirror "/b", which then holds
+ * the wrong processes: those whose *outer* path is /b, whatever their cpu path, and
+ * none of those whose outer path differs. That is exact when every process of the
+ * mirror is in /b's cpu subtree and every process of that subtree is in the mirror
+ * (the paths agree, the common case); otherwise the quota is divided:
+ *
+ *   - the mirror gets "max PERIOD": it limits no one;
+ *   - each leaf holding processes of /b's cpu subtree gets a part of the quota,
+ *     ucg_v2_split_quota (host/v1v2.h): max-min fair by the CPU each leaf used over
+ *     the last round (its cpu.stat usage_usec), a throttled leaf asking for more; the
+ *     parts add up to the quota, each at least the kernel's 1 ms minimum;
+ *   - a leaf under several divided quotas (nested v1 groups) gets the smallest part,
+ *     as a ratio of its period; every other leaf has "max". A v1 write of the quota
+ *     reaches the mirror at once (v2obs.h) and is divided at the next round.
+ *
+ * Rounds run on the daemon's timer, once a second. What remains approximate, measured in tests/uml/test_divergent.sh: the shares lag
+ * demand by up to one round (a leaf that wakes is throttled at its old part until the
+ * next one), the minimum parts over-grant when a quota is below 1 ms per leaf, and
+ * cpu.shares (a weight relative to siblings of one v2 parent) is not divided. Memory,
+ * pids and io limits of an inner hierarchy stay on its mirror (docs/enforcement.md).
+ * Call everything with the engine lock held.
+ */
+#ifndef UCG_HOST_V2SPLIT_H
+#define UCG_HOST_V2SPLIT_H
+
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "host/cgv2.h"
+#include "host/v2obs.h"
+
+struct ucg_v2split;
+
+/* A splitter over o's leaves in b (neither owned). 0 or -ENOMEM. */
+int ucg_v2split_new(struct ucg_v2obs *o, struct ucg_cgv2 *b, struct ucg_v2split **ret);
+/* NULL is fine. The leaves keep what was written last. */
+void ucg_v2split_free(struct ucg_v2split *sp);
+/* One round at now_us (a monotonic clock): reads every leaf's cpu.stat, divides each
+ * divided quota, writes the cpu.max files that change. Returns the number of v1 cpu
+ * cgroups whose quota is divided, 0 when none (or the layout has no inner cpu
+ * hierarchy), or -errno. */
+int ucg_v2split_run(struct ucg_v2split *sp, uint64_t now_us);
+/* "enforce_split ..." line for `ucg ctl stats`. */
+void ucg_v2split_describe(const struct ucg_v2split *sp, struct ucg_buf *out);
+
+#endif
