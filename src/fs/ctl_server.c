@@ -13,6 +13,7 @@
 #include "engine/ucg.h"
 #include "fs/ctl.h"
 #include "fs/kenforce.h"
+#include "host/cpuhold.h"
 #include "fs/uring.h"
 #include "host/host.h"
 
@@ -118,6 +119,12 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 		/* How files are served: exact (direct_io) or cache (UCG_FUSE_CACHE=1). */
 		ucg_buf_printf(&out, "file_mode %s\n", d->cache ? "cache" : "exact");
 		ucgfs_kenforce_stats(d->kenforce, &out);
+		/* A member's own affinity outside its cpuset: clamped by polling, or
+		 * refused by the kernel's v2 cpuset controller. */
+		if (d->cpuhold)
+			ucg_cpuhold_describe(d->cpuhold, &out);
+		else
+			ucg_buf_puts(&out, "cpuset_hold kernel (v2 cpuset controller)\n");
 		ucgfs_unlock_checked(d);
 		r = 0;
 	} else if (!strcmp(argv[0], "stop") && (argc == 1 || !strcmp(argv[1], "reset"))) {

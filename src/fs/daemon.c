@@ -19,6 +19,7 @@
 #include "fs/setup.h"
 #include "fs/state.h"
 #include "fs/kenforce.h"
+#include "host/cpuhold.h"
 #include "host/enforce.h"
 #include "host/host.h"
 
@@ -89,6 +90,7 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 	long long next_reap_ms = 0, next_save_ms = 0, next_cpu_ms = 0;
 	char sock[PATH_MAX];
 	int freezing = 0, stale = 0, pidfile_made = 0;
+	long hold_ms = -1; /* until the next cpuset hold pass; -1: nothing held */
 	sigset_t mask;
 	int r;
 
@@ -171,6 +173,15 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 		fprintf(stderr, "ucg: daemon: the previous daemon did not stop cleanly (its "
 				"ctl.sock was left behind): restoring its state\n");
 	d.kenforce = ucgfs_kenforce_start(d.e); /* after the socket: one daemon per dir */
+	/* Without a v2 cpuset controller nothing refuses a member's own affinity outside
+	 * its cpuset: poll and clamp (host/cpuhold.h). Before the restore's attaches. */
+	if (!ucgfs_kenforce_holds_cpus(d.kenforce)) {
+		r = ucg_cpuhold_new(d.e, 0, &d.cpuhold);
+		if (r < 0)
+			fprintf(stderr,
+				"ucg: cpuset: not held (%s): a member's own affinity stays\n",
+				strerror(-r));
+	}
 	fprintf(stderr, "ucg: files served %s\n",
 		d.cache ? "from the kernel's cache (UCG_FUSE_CACHE=1: reads overlapping a change may "
 			  "be stale, cut or padded)"
@@ -207,7 +218,12 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 			{ ucg_host_fd(d.host), POLLIN, 0 },
 			{ ucg_host_exit_fd(d.host), POLLIN, 0 },
 		};
-		int n = poll(pfd, 5, freezing ? 10 : 100);
+		int timeout = freezing ? 10 : 100;
+		int n;
+
+		if (hold_ms >= 0 && hold_ms < timeout)
+			timeout = (int)hold_ms;
+		n = poll(pfd, 5, timeout);
 
 		if (n < 0 && errno != EINTR)
 			break;
@@ -248,6 +264,10 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		pthread_mutex_lock(&d.lock);
 		freezing = ucg_enforce_poll(d.enforce, d.e) | ucgfs_kenforce_poll(d.kenforce);
+		if (d.cpuhold)
+			hold_ms = ucg_cpuhold_poll(d.cpuhold,
+						   (uint64_t)now.tv_sec * 1000 +
+							   (uint64_t)now.tv_nsec / 1000000);
 		d.content_dirty = 1; /* freezer states confirmed, tasks found continued */
 		ucgfs_unlock_checked(&d);
 		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_cpu_ms) {
@@ -295,6 +315,7 @@ out:
 		close(d.listen_fd);
 	}
 	ucgfs_kenforce_stop(d.kenforce);
+	ucg_cpuhold_free(d.cpuhold); /* before the engine: it unregisters its observer */
 	if (d.e)
 		ucg_engine_free(d.e);
 	ucg_host_free(d.host);

@@ -52,6 +52,7 @@
 
 struct daemon;
 struct ucg_enforce;
+struct ucg_cpuhold;
 
 /* One mount point. Owned by d->mounts (under d->lock) until its thread ends. */
 struct mnt {
@@ -98,6 +99,7 @@ struct daemon {
 	struct ucg_engine *e;
 	struct ucg_host *host;
 	struct ucg_enforce *enforce;
+	struct ucg_cpuhold *cpuhold;     /* NULL when a v2 cpuset controller holds cpuset */
 	struct ucgfs_kenforce *kenforce; /* through cgroup v2 (fs/kenforce.h) */
 	struct mnt *mounts;
 	int listen_fd, sig_fd, wake_fd;

@@ -96,6 +96,11 @@ int ucgfs_kenforce_freeze(struct ucgfs_kenforce *k, int tid, int freeze)
 	return k && k->o ? ucg_v2obs_freeze_task(k->o, tid, freeze) : -ENOENT;
 }
 
+int ucgfs_kenforce_holds_cpus(const struct ucgfs_kenforce *k)
+{
+	return k && k->o && (ucg_cgv2_controllers(k->b) & (1u << UCG_V2_CPUSET));
+}
+
 int ucgfs_kenforce_poll(struct ucgfs_kenforce *k)
 {
 	return k && k->o ? ucg_v2obs_poll(k->o) : 0;

@@ -34,6 +34,9 @@ void ucgfs_kenforce_sync(struct ucgfs_kenforce *k);
 /* The provider's freeze_task: 0 when frozen/thawed through v2, -ENOENT when the
  * caller must use signals (no backend, or tid not in its leaf). */
 int ucgfs_kenforce_freeze(struct ucgfs_kenforce *k, int tid, int freeze);
+/* 1 when cpuset goes to the kernel's v2 cpuset controller, which then refuses a
+ * member's sched_setaffinity() outside it itself (no host/cpuhold.h needed). */
+int ucgfs_kenforce_holds_cpus(const struct ucgfs_kenforce *k);
 /* Reports confirmed freezes; 1 while some are pending. */
 int ucgfs_kenforce_poll(struct ucgfs_kenforce *k);
 /* The v1 statistics file path of h computed from the kernel's v2 files (host/v2obs.h),

@@ -8,6 +8,7 @@
 #include "engine/ucg.h"
 #include "fs/events.h"
 #include "fs/kenforce.h"
+#include "host/cpuhold.h"
 #include "host/enforce.h"
 #include "host/host.h"
 
@@ -71,7 +72,12 @@ static void prov_freeze_task(void *ctx, struct ucg_engine *e, int tid, int freez
 static void prov_cpus_changed(void *ctx, struct ucg_engine *e, int tid, const unsigned char *mask,
 			      size_t nbytes)
 {
-	ucg_enforce_cpus(e, tid, mask, nbytes);
+	struct daemon *d = ctx;
+
+	if (d->cpuhold)
+		ucg_cpuhold_cpus(d->cpuhold, tid, mask, nbytes);
+	else
+		ucg_enforce_cpus(e, tid, mask, nbytes);
 }
 
 static void prov_mems_migrate(void *ctx, struct ucg_engine *e, int tid, const unsigned char *from,

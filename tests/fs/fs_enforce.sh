@@ -1,6 +1,7 @@
 #!/bin/bash
 # Enforcement on real processes: freezer stops a busy loop (and stops it again when
 # continued from outside), cpuset changes affinity and (memory_migrate) moves pages,
+# a member's own affinity outside its cpuset is clamped back (beside the kernel's EINVAL),
 # cpuacct counts real CPU time, pids.current counts real threads.
 . "$(dirname "$0")/lib.sh" "$1" "$2"
 # What a host without a delegated cgroup2 controller gets (fs_v2 and fs_bpf test the
@@ -49,6 +50,88 @@ if [ "$NC" -ge 2 ] && C=$(mnt c cpuset 2>/dev/null); then
 	check "back in the root: every cpu" "$(taskset -pc $S | sed 's/.*: //')" "$(taskset -pc 1 | sed 's/.*: //')"
 else
 	SKIP=$((SKIP + 1)); echo "SKIP cpuset: needs 2 cpus and the cpuset controller"
+fi
+
+# ---- cpuset held: a member's own sched_setaffinity() outside its cpuset. The kernel
+# answers at the call (EINVAL when the request has no CPU of the cpuset, else the
+# intersection); the daemon sees the new mask on its next poll and clamps it (the
+# 6.18 rule, host/cpuhold.h). The difference is the point: the call succeeds here and
+# the task runs with what it asked for until the clamp, at most one period later.
+HOLD_BOUND_MS=1000 # the period is 50 ms; a loaded 2-CPU machine gets slack
+# ms until task $1's cpu list reads $2 (polled every 5 ms), or "timeout"
+until_mask() {
+	local t0=$(date +%s%N) i
+	for i in $(seq 400); do
+		[ "$(taskset -pc $1 | sed 's/.*: //')" = "$2" ] && { echo $((($(date +%s%N) - t0) / 1000000)); return; }
+		sleep 0.005
+	done
+	echo timeout
+}
+within() { [ "$1" != timeout ] && [ "$1" -le $HOLD_BOUND_MS ] && echo yes; }
+mask() { taskset -pc $1 | sed 's/.*: //'; }
+if [ "$NC" -lt 2 ]; then
+	SKIP=$((SKIP + 1)); echo "SKIP cpuset held: needs 2 CPUs (nproc: $NC)"
+elif [ -z "${C:-}" ]; then
+	SKIP=$((SKIP + 1)); echo "SKIP cpuset held: no cpuset controller"
+else
+	mkdir $C/held
+	echo 0 > $C/held/cpuset.mems
+	echo 1 > $C/held/cpuset.cpus
+	spawn sleep 300; S=$LAST
+	echo $S > $C/held/tasks
+	check "held: affinity is the cpuset" "$(mask $S)" "1"
+	taskset -p 0x1 $S >/dev/null 2>&1
+	check "held: ucg accepts {0} at the call (the kernel: EINVAL)" "$?" "0"
+	T0=$(until_mask $S 1)
+	check "held: {0} clamped back to the cpuset" "$(within $T0)" "yes"
+	taskset -p 0x3 $S >/dev/null 2>&1
+	T01=$(until_mask $S 1)
+	check "held: {0,1} clamped to {1}" "$(within $T01)" "yes"
+	echo "# held: {0} back in $T0 ms, {0,1} back in $T01 ms (bound $HOLD_BOUND_MS ms)"
+	# the request is kept, as 6.18 keeps it: a wider cpuset gives request & cpus
+	echo 0-1 > $C/held/cpuset.cpus
+	check "held: request {0,1} kept for a wider cpuset" "$(mask $S)" "0,1"
+	echo 0 > $C/held/cpuset.cpus
+	check "held: request & cpus on a move to {0}" "$(mask $S)" "0"
+	echo 0-1 > $C/held/cpuset.cpus
+	check "held: request still kept" "$(mask $S)" "0,1"
+	echo 1 > $C/held/cpuset.cpus
+	# a fork inherits the hold
+	spawn bash -c 'until grep -qx $$ "$0/tasks"; do sleep 0.01; done; sleep 300 & echo $! > "$1"; wait' \
+		$C/held "$SCRATCH/heldchild"; SH=$LAST
+	echo $SH > $C/held/cgroup.procs
+	for i in $(seq 200); do [ -s "$SCRATCH/heldchild" ] && break; sleep 0.02; done
+	HC=$(cat "$SCRATCH/heldchild" 2>/dev/null)
+	taskset -p 0x1 $HC >/dev/null 2>&1
+	check "held: a forked child's {0} clamped too" "$(within $(until_mask $HC 1))" "yes"
+	grep -q '^cpuset_hold tasks' <("$UCG" ctl stats) && ok "held: ctl stats has cpuset_hold" ||
+		bad "held: ctl stats has cpuset_hold"
+	"$UCG" ctl stats | grep '^cpuset_hold' | sed 's/^/# /'
+	kill $HC $SH 2>/dev/null; wait $SH 2>/dev/null
+	# The kernel beside it, in a scratch child of the host's cpuset hierarchy.
+	K=/sys/fs/cgroup/cpuset/ucgtest-held-$$
+	if [ -d /sys/fs/cgroup/cpuset ] && mkdir $K 2>/dev/null; then
+		echo 0 > $K/cpuset.mems; echo 1 > $K/cpuset.cpus
+		spawn sleep 300; KS=$LAST
+		echo $KS > $K/tasks
+		check "kernel: affinity is the cpuset" "$(mask $KS)" "1"
+		taskset -p 0x1 $KS >/dev/null 2>&1
+		check "kernel: {0} is EINVAL at the call" "$?" "1"
+		check "kernel: {0} leaves the mask at once" "$(mask $KS)" "1"
+		taskset -p 0x3 $KS >/dev/null 2>&1
+		check "kernel: {0,1} gives {1} at the call" "$(mask $KS)" "1"
+		echo 0-1 > $K/cpuset.cpus
+		check "kernel: request {0,1} kept for a wider cpuset" "$(mask $KS)" "0,1"
+		echo 0 > $K/cpuset.cpus
+		check "kernel: request & cpus on a move to {0}" "$(mask $KS)" "0"
+		echo 0-1 > $K/cpuset.cpus
+		check "kernel: request still kept" "$(mask $KS)" "0,1"
+		{ kill -9 $KS; wait $KS; } 2>/dev/null
+		for i in $(seq 50); do rmdir $K 2>/dev/null && break; sleep 0.05; done
+		[ -d $K ] && bad "kernel: scratch cpuset $K left behind"
+	else
+		SKIP=$((SKIP + 1)); echo "SKIP cpuset held, kernel side: no writable /sys/fs/cgroup/cpuset"
+	fi
 fi
 
 # ---- cpuacct
