@@ -93,9 +93,14 @@ static void to_set(const unsigned char *mask, size_t nbytes, cpu_set_t *out)
 	size_t i;
 
 	CPU_ZERO(out);
-	for (i = 0; i < nbytes * 8 && i < CPU_SETSIZE; i++)
+	for (i = 0; i < nbytes * 8 && i < CPU_SETSIZE; i++) {
+		if (!(i % 8) && !mask[i / 8]) {
+			i += 7; /* a byte of no CPU: a pass converts one set per task */
+			continue;
+		}
 		if (mask[i / 8] & (1u << (i % 8)))
 			CPU_SET(i, out);
+	}
 }
 
 /* cg's effective cpus; 0 or -errno. */
