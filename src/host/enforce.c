@@ -5,8 +5,9 @@
  * one thread stops its process; a process whose threads sit in different freezer
  * cgroups is stopped or continued as a whole. A frozen task's parent sees it
  * stopped (waitpid WUNTRACED, a shell prints "Stopped"), which the kernel's freezer
- * does not show. sched_setaffinity replaces any mask the task chose itself (the kernel
- * keeps the task's requested mask and intersects it; we cannot know it). cpuset.mems
+ * does not show. sched_setaffinity replaces any mask the task chose itself: this is the
+ * daemon's cpus_changed only where host/cpuhold.c, which sees such requests, is not
+ * used (the kernel's v2 cpuset holds cpuset there). cpuset.mems
  * moves pages with migrate_pages(2) where the kernel would (memory_migrate); a task's
  * mems_allowed and memory policy cannot be set from outside, so allocations after a
  * move are not confined.
