@@ -63,6 +63,7 @@ struct ucg_v2obs {
 	struct freezing *fz; /* tasks asked to stop, not yet reported */
 	size_t nfz, capfz;
 	unsigned logged_missing; /* v2 controllers whose absence was logged */
+	unsigned gone; /* v2 controllers that left the subtree while we ran (policy since) */
 	unsigned long attaches, writes, refusals, skipped, restored, undone;
 	int restoring; /* ucg_v2obs_restore: attaches mirror the kernel, write nothing */
 	/* What can_write changed, until the engine commits the write (file_written) or
@@ -308,7 +309,7 @@ static int can_write(void *ctx, struct ucg_cgroup *cg, const char *file, const c
 	for (i = 0; i < n; i++) {
 		int c = v2_ctrl_of(set[i].file);
 
-		if (c >= 0 && !(ucg_cgv2_controllers(o->b) & (1u << c))) {
+		if (c >= 0 && !(ucg_cgv2_controllers(o->b) & ~o->gone & (1u << c))) {
 			if (!(o->logged_missing & (1u << c)))
 				logf_(o,
 				      "enforce: no v2 %s controller here: %s stays policy only%s",
@@ -324,6 +325,19 @@ static int can_write(void *ctx, struct ucg_cgroup *cg, const char *file, const c
 			e = ucg_cgv2_write(o->b, rel, set[i].file, set[i].value);
 		if (e == -ENOENT && set[i].optional)
 			continue;
+		if (e == -ENOENT && c >= 0) {
+			/* The controller's files are gone: disabled in subtree_control by
+			 * hand, or no longer delegated to us. Policy from now on, as if it had
+			 * never been there; the v1 write stands. */
+			o->gone |= 1u << c;
+			o->logged_missing |= 1u << c;
+			o->skipped++;
+			logf_(o,
+			      "enforce: the v2 %s controller left the subtree: %s stays policy "
+			      "only%s",
+			      ucg_v2_ctrl_name[c], file, 0);
+			continue;
+		}
 		if (e < 0) {
 			o->refusals++;
 			logf_(o, "enforce: %s refused by the kernel (%s%s)", set[i].file,
@@ -761,4 +775,8 @@ void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out)
 		       "enforce_attaches %lu writes %lu refusals %lu policy_only %lu "
 		       "restored %lu undone %lu\n",
 		       o->attaches, o->writes, o->refusals, o->skipped, o->restored, o->undone);
+	for (int c = 0; c < UCG_V2_NR_CTRL; c++)
+		if (o->gone & (1u << c))
+			ucg_buf_printf(out, "enforce_gone %s: left the subtree, policy only\n",
+				       ucg_v2_ctrl_name[c]);
 }

@@ -23,4 +23,13 @@ spawn sh -c "echo \$\$ > $M/p/cgroup.procs && exec $HELPERS/forker hold 5" > /tm
 wait_line /tmp/hold.out 'forked *' $LAST
 check "max: every fork succeeds" "$(cat /tmp/hold.out)" "forked 5 errno OK"
 kill $LAST; wait $LAST 2>/dev/null
+# The controller leaves the subtree while the daemon runs (disabled by hand, bottom
+# up): a pids.max write then stays policy, with a log line, never an error or a crash.
+for d in $(find $CG2/ucgroups -depth -type d); do echo -pids > $d/cgroup.subtree_control; done 2>/dev/null
+check "pids gone from the mirrors" "$([ -e $CG2/ucgroups/p/pids.max ] && echo still || echo gone)" "gone"
+err=$({ echo 7 > $M/p/pids.max; } 2>&1)
+check "pids.max written all the same" "$err$(cat $M/p/pids.max)" "7"
+check "stats say it left" "$("$UCG" ctl stats | grep -c '^enforce_gone pids')" "1"
+check "the daemon logged it" "$(grep -c 'pids controller left the subtree' $UCG_RUNTIME_DIR/daemon.out)" "1"
+check "the daemon lives" "$("$UCG" ctl ping >/dev/null && echo yes)" "yes"
 uml_done
