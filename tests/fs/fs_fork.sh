@@ -36,7 +36,7 @@ check "daemon counted the burst's exits" "$([ $D_EXITS -ge 1000 ] && echo yes ||
 # dropped the reaped zombies, the engine holds exactly the tasks /proc shows, live
 # or zombie; a dead task kept in the table would hold the count above /proc's for
 # good. The host's churn may move either figure between the two reads: look again.
-for try in $(seq 30); do
+for try in $(seq 100); do
 	sleep 0.1
 	NT=$(stat_of tasks "$($UCG ctl stats)"); NP=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
 	[ "$NT" = "$NP" ] && break
