@@ -1,7 +1,7 @@
 /* cli/cmd_daemon.c — the daemon's life: `ucg daemon`, `ucg ctl`, and starting a
  * daemon for `mount` and `up`.
  *
- *   ucg daemon [--detach] [--pidfile FILE] [--cache] [--no-enforce]
+ *   ucg daemon [--detach] [--pidfile FILE] [--cache] [--no-enforce] [--sync]
  *     In the foreground by default. --detach: a daemon of its own session, logging to
  *     $UCG_RUNTIME_DIR/daemon.log; the command returns 0 once that daemon answers a
  *     ping, or 1 saying what kept it from starting. --pidfile: the daemon writes its
@@ -10,6 +10,7 @@
  *   ucg ctl stop [--reset]   returns once the daemon has exited and its mounts are
  *                            gone; --reset: and its saved state forgotten
  *   ucg ctl stats|mounts     what the daemon counts / what it has mounted
+ *   ucg ctl compact          the daemon writes a snapshot now and starts a new journal
  *
  * A daemon that died (kill -9, a crash) leaves its ctl.sock behind: the next `mount`
  * or `up` says so on stderr and starts a new one, which logs the same and restores
@@ -357,6 +358,9 @@ int cmd_daemon(int argc, char **argv)
 			setenv("UCG_FUSE_CACHE", "1", 1);
 		} else if (!strcmp(argv[i], "--no-enforce")) {
 			setenv("UCG_ENFORCE", "0", 1);
+		} else if (!strcmp(argv[i], "--sync")) {
+			/* each change's journal record fdatasync'ed before the reply */
+			setenv("UCG_JOURNAL_SYNC", "1", 1);
 		} else if (!strcmp(argv[i], "--detach")) {
 			detach = 1;
 		} else if (!strcmp(argv[i], "--pidfile") && i + 1 < argc) {
@@ -365,7 +369,7 @@ int cmd_daemon(int argc, char **argv)
 			pf = argv[i] + 10;
 		} else {
 			fprintf(stderr, "usage: ucg daemon [--detach] [--pidfile FILE] [--cache] "
-					"[--no-enforce]\n");
+					"[--no-enforce] [--sync]\n");
 			return 2;
 		}
 		if (pf) {
@@ -405,8 +409,9 @@ int cmd_fsstat(int argc, char **argv)
 
 	if (!strcmp(cmd, "stop") && (argc == 2 || (argc == 3 && !strcmp(argv[2], "--reset"))))
 		return ucg_fs_stop_daemon("ctl: stop", argc == 3, 0);
-	if (argc > 2 || (strcmp(cmd, "stats") && strcmp(cmd, "ping") && strcmp(cmd, "mounts"))) {
-		fprintf(stderr, "usage: ucg ctl stats|mounts|ping|stop [--reset]\n");
+	if (argc > 2 || (strcmp(cmd, "stats") && strcmp(cmd, "ping") && strcmp(cmd, "mounts") &&
+			 strcmp(cmd, "compact"))) {
+		fprintf(stderr, "usage: ucg ctl stats|mounts|ping|compact|stop [--reset]\n");
 		return 2;
 	}
 	if (!strcmp(cmd, "ping")) {

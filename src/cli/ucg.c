@@ -23,7 +23,7 @@ static const struct command commands[] = {
 	{ "demo", cmd_demo, "run the seed's shell session against an in-memory engine" },
 	{ "tc", cmd_tc, "traffic control on a model instance (tc grammar)" },
 	{ "daemon", FS_CMD(cmd_daemon),
-	  "daemon [--detach] [--pidfile FILE] [--cache] [--no-enforce]: the filesystem daemon" },
+	  "daemon [--detach] [--pidfile FILE] [--cache] [--no-enforce] [--sync]: the filesystem daemon" },
 	{ "mount", FS_CMD(cmd_mount), "mount [-o OPTIONS] NAME DIR: mount a hierarchy (FUSE)" },
 	{ "umount", FS_CMD(cmd_umount), "umount DIR: unmount a hierarchy" },
 	{ "proc", FS_CMD(cmd_proc), "proc PID: what /proc/PID/cgroup would show" },
@@ -33,8 +33,8 @@ static const struct command commands[] = {
 	  "down [--reset] [ROOT]: unmount what `up` mounted; --reset: stop the daemon, forget its "
 	  "state" },
 	{ "ctl", FS_CMD(cmd_fsstat),
-	  "ctl stats|mounts|ping|stop [--reset]: ping prints the daemon's pid; stop waits for its "
-	  "exit" },
+	  "ctl stats|mounts|ping|compact|stop [--reset]: ping prints the daemon's pid; compact "
+	  "writes a snapshot of its state now; stop waits for its exit" },
 	{ "ls", cmd_ls, "ls [DIR]: the cgroup trees under DIR with process counts" },
 	{ "exec", FS_CMD(cmd_exec),
 	  "exec [-g CTRL:PATH]... CMD: run CMD in ucg's cgroups, in the v1 view" },

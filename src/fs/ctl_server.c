@@ -93,6 +93,10 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 	} else if (!strcmp(argv[0], "mounts")) {
 		ucgfs_list_mounts(d, &out);
 		r = 0;
+	} else if (!strcmp(argv[0], "compact")) {
+		/* served by the main thread, the one that compacts */
+		ucgfs_journal_compact(d, 1);
+		r = 0;
 	} else if (!strcmp(argv[0], "stats")) {
 		struct ucg_host_stats s;
 		struct mnt *m;
@@ -125,6 +129,7 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 			ucg_cpuhold_describe(d->cpuhold, &out);
 		else
 			ucg_buf_puts(&out, "cpuset_hold kernel (v2 cpuset controller)\n");
+		ucgfs_journal_stats(d, &out); /* what saving the state costs */
 		ucgfs_unlock_checked(d);
 		r = 0;
 	} else if (!strcmp(argv[0], "stop") && (argc == 1 || !strcmp(argv[1], "reset"))) {

@@ -39,26 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static void save_state(struct daemon *d)
-{
-	struct ucgfs_state_mount ms[256];
-	struct mnt *m;
-	int n = 0;
-
-	pthread_mutex_lock(&d->lock);
-	if (d->dirty && !d->restoring) {
-		for (m = d->mounts; m && n < 256; m = m->next, n++) {
-			ms[n].name = m->name;
-			ms[n].dir = m->dir;
-			ms[n].h = m->h;
-		}
-		ucgfs_state_save(d->e, ms, n);
-		d->dirty = 0;
-	}
-	pthread_mutex_unlock(&d->lock);
-}
-
-static int restore_mount(void *ctx, const char *name, const char *dir, const char *opts)
+static int restore_mount(void *ctx, struct ucg_hierarchy *h, const char *name, const char *dir,
+			 const char *opts)
 {
 	struct daemon *d = ctx;
 	struct ucg_buf out;
@@ -67,6 +49,12 @@ static int restore_mount(void *ctx, const char *name, const char *dir, const cha
 	ucg_buf_init(&out);
 	r = ucgfs_mount(d, name, dir, opts, &out);
 	ucg_buf_fini(&out);
+	if (r < 0) {
+		/* the snapshot names it: the next restore should not try again */
+		pthread_mutex_lock(&d->lock);
+		ucgfs_journal_mount(d, h, name, dir, 'u');
+		pthread_mutex_unlock(&d->lock);
+	}
 	return r;
 }
 
@@ -87,7 +75,10 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 	struct ucg_engine_config cfg = { 0 };
 	struct daemon d;
 	struct timespec now;
-	long long next_reap_ms = 0, next_save_ms = 0, next_cpu_ms = 0;
+	long long next_reap_ms = 0, next_cpu_ms = 0;
+	struct ucgfs_restore *rs = NULL;
+	const struct ucgfs_state_mount *rms = NULL;
+	int nrms;
 	char sock[PATH_MAX];
 	int freezing = 0, stale = 0, pidfile_made = 0;
 	long hold_ms = -1; /* until the next cpuset hold pass; -1: nothing held */
@@ -100,6 +91,8 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 	pthread_mutex_init(&d.lock, NULL);
 	pthread_cond_init(&d.note_sent, NULL);
 	d.listen_fd = d.sig_fd = d.wake_fd = -1;
+	d.journal.fd = d.journal.child_fd = -1;
+	ucg_buf_init(&d.journal.forks);
 	r = ucgfs_runtime_prepare(o->failed, sizeof(o->failed));
 	if (r < 0)
 		goto out;
@@ -187,18 +180,35 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 			  "be stale, cut or padded)"
 			: "exact (direct_io, open checked; UCG_FUSE_CACHE=1 for cached content)");
 	d.restoring = 1;
-	ucgfs_state_restore(d.e, restore_mount, &d, &d.lock);
+	r = ucgfs_state_restore(d.e, &d.lock, &rs);
+	if (r < 0)
+		fprintf(stderr, "ucg: daemon: state: %s: starting from what could be read\n",
+			strerror(-r));
 	pthread_mutex_lock(&d.lock);
 	ucgfs_kenforce_restore(d.kenforce); /* processes forked while no daemon ran */
+	pthread_mutex_unlock(&d.lock);
+	/* The restored state, with the mounts about to be made, is the new snapshot;
+	 * every change from here on is journaled. */
+	nrms = rs ? ucgfs_restore_mounts(rs, &rms) : 0;
+	r = ucgfs_journal_start(&d, rs ? ucgfs_restore_next_gen(rs) : 1, rms, nrms);
+	if (r < 0)
+		fprintf(stderr, "ucg: daemon: snapshot: %s: no journal, changes are not saved\n",
+			strerror(-r));
+	pthread_mutex_lock(&d.lock);
 	d.restoring = 0;
-	d.dirty = 1;
+	d.remounting = 1;
+	pthread_mutex_unlock(&d.lock);
+	ucgfs_restore_finish(rs, restore_mount, &d, &d.lock);
+	pthread_mutex_lock(&d.lock);
+	d.remounting = 0;
 	pthread_mutex_unlock(&d.lock);
 	if (o->pidfile) {
 		r = ucgfs_pidfile_write(o->pidfile);
 		if (r < 0) {
 			FAILED(o, "pidfile %s", o->pidfile);
+			ucgfs_journal_close(&d); /* keep the state as it is */
 			pthread_mutex_lock(&d.lock);
-			d.restoring = 1; /* keep the state file as it is */
+			d.restoring = 1;
 			pthread_mutex_unlock(&d.lock);
 			ucgfs_unmount_all(&d);
 			goto out;
@@ -230,6 +240,7 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 		if (pfd[3].revents || pfd[4].revents) {
 			pthread_mutex_lock(&d.lock);
 			ucgfs_drain(&d);
+			ucgfs_journal_flush(&d); /* the forks' records */
 			ucgfs_unlock_checked(&d);
 		}
 		if (pfd[1].revents) {
@@ -286,23 +297,22 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 			ucgfs_unlock_checked(&d);
 			next_reap_ms = now.tv_sec * 1000 + now.tv_nsec / 1000000 + 100;
 		}
-		if (now.tv_sec * 1000 + now.tv_nsec / 1000000 >= next_save_ms) {
-			save_state(&d);
-			next_save_ms = now.tv_sec * 1000 + now.tv_nsec / 1000000 + 200;
-		}
+		ucgfs_journal_compact(&d, 0); /* flushes the forks' records too */
 	}
-	/* A clean stop keeps the state file as it was with every mount in place;
-	 * a stop with reset forgets it (the next daemon starts with nothing). */
+	/* A clean stop keeps the state as it was with every mount in place (the
+	 * unmounts below are not journaled), in one snapshot; a stop with reset forgets
+	 * it (the next daemon starts with nothing). */
+	if (!d.reset)
+		ucgfs_journal_compact(&d, 1);
+	ucgfs_journal_close(&d);
+	pthread_mutex_lock(&d.lock);
+	d.restoring = 1;
+	pthread_mutex_unlock(&d.lock);
 	if (d.reset) {
 		ucgfs_state_forget();
 		fprintf(stderr, "ucg: daemon %d: saved state removed (stop reset)\n",
 			(int)getpid());
-	} else {
-		save_state(&d);
 	}
-	pthread_mutex_lock(&d.lock);
-	d.restoring = 1;
-	pthread_mutex_unlock(&d.lock);
 	ucgfs_unmount_all(&d);
 	if (d.reset)
 		ucgfs_state_forget(); /* nothing saved it meanwhile, but be sure */
@@ -316,6 +326,9 @@ out:
 	}
 	ucgfs_kenforce_stop(d.kenforce);
 	ucg_cpuhold_free(d.cpuhold); /* before the engine: it unregisters its observer */
+	if (d.journal.fd >= 0)
+		close(d.journal.fd);
+	ucg_buf_fini(&d.journal.forks);
 	if (d.e)
 		ucg_engine_free(d.e);
 	ucg_host_free(d.host);

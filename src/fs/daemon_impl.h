@@ -5,7 +5,7 @@
  * ends with ucgfs_unlock_checked, so that no request is answered from a new state
  * before the kernels were told (fs/cached_content.c). The files:
  *
- *   daemon.c          ucgfs_daemon_run: setup, the main loop, the state file's timing
+ *   daemon.c          ucgfs_daemon_run: setup, restore, the main loop
  *   setup.c           runtime directory, log, pidfile, readiness pipe (fs/setup.h)
  *   ctl_server.c      the control socket and its requests (fs/ctl.h's protocol)
  *   mounts.c          the mount table: mount, umount, remount, one thread per session
@@ -14,7 +14,9 @@
  *   ll_io.c           open, read, write and release of files, in exact or cache mode
  *   ll_dir.c          opendir, readdir, releasedir
  *   notify.c          telling other mounts' kernels of changes: notes, notifier threads
- *   observer.c        what the engine reports: state and content out of date, notes
+ *   observer.c        what the engine reports: journal records, content out of date,
+ *                     notes
+ *   journal.c         the journal of accepted changes and its compaction (fs/state.h)
  *   cached_content.c  cache mode: what each kernel was told of files, checked after
  *                     every change
  *   provider.c        the engine's provider callbacks: host events, enforcement, events
@@ -94,8 +96,27 @@ struct note {
 	char name[];
 };
 
+/* The journal of accepted changes (fs/journal.c), under d->lock; written by the
+ * thread making the change, compacted by the main thread. */
+struct ucgfs_journal {
+	int fd;       /* journal.GEN, open for appending; -1: not journaling */
+	uint64_t gen; /* GEN: the snapshot it follows */
+	int sync;     /* fdatasync after each append (ucg daemon --sync) */
+	uint64_t size;      /* bytes in journal.GEN */
+	uint64_t max;       /* compact once size reaches it */
+	uint64_t max_fixed; /* UCG_JOURNAL_MAX, or 0: the last snapshot's size */
+	struct ucg_buf forks; /* sealed fork records not written yet */
+	unsigned errors;      /* write failures (the first one is logged) */
+	pid_t child;          /* the compaction writing a snapshot, or 0 */
+	int child_fd;         /* its report (fs/journal.c) */
+	/* figures for ctl stats */
+	uint64_t appends, append_bytes, append_ns, syncs;
+	uint64_t compactions, snapshot_bytes, snapshot_bytes_total;
+	uint64_t serialize_ns, write_ns, fork_ns, lock_ns, lock_ns_max;
+};
+
 struct daemon {
-	pthread_mutex_t lock; /* protects e, host, mounts, dirty, the note queues */
+	pthread_mutex_t lock; /* protects e, host, mounts, journal, the note queues */
 	struct ucg_engine *e;
 	struct ucg_host *host;
 	struct ucg_enforce *enforce;
@@ -105,8 +126,10 @@ struct daemon {
 	int listen_fd, sig_fd, wake_fd;
 	int stop;
 	int reset; /* the stop request asked to forget the saved state */
-	int dirty; /* the tree changed since the state file was written */
-	int restoring;
+	int restoring; /* the saved state is being replayed: journal nothing */
+	int remounting;  /* the restore's mounts, already in the snapshot, are being made */
+	int serializing; /* a snapshot is being taken: the provider's sync does nothing */
+	struct ucgfs_journal journal;
 	pthread_cond_t note_sent; /* some batch's pending count dropped */
 	pid_t writer; /* the process of the write being served (cgroup.event_control) */
 	int content_dirty; /* the engine may show other file content: check the mounts */
@@ -222,6 +245,35 @@ void ucgfs_tell_file(struct mnt *m, const char *path, const struct ucg_stat *s, 
 		     struct file_view *fv);
 /* Releases d->lock after checking, in cache mode, every file any kernel holds. */
 void ucgfs_unlock_checked(struct daemon *d);
+
+/* ---- journal.c: the journal (under d->lock unless said) ---------------------------- */
+
+/* Each appends the records of one accepted change before the lock is released. */
+void ucgfs_journal_cgroup(struct daemon *d, struct ucg_cgroup *cg, char kind); /* 'd' 'r' */
+void ucgfs_journal_renamed(struct daemon *d, struct ucg_cgroup *cg, const char *old_name);
+void ucgfs_journal_attr(struct daemon *d, struct ucg_cgroup *cg, int file);
+void ucgfs_journal_attached(struct daemon *d, struct ucg_cgroup *to, const int *tids, size_t n);
+void ucgfs_journal_written(struct daemon *d, struct ucg_cgroup *cg, const char *file,
+			   const char *buf, size_t len);
+/* kind 'h' (created), 'R' (remounted), 'x' (destroyed). */
+void ucgfs_journal_hierarchy(struct daemon *d, struct ucg_hierarchy *h, char kind);
+/* kind 'm' (mounted at dir) or 'u' (that mount went). */
+void ucgfs_journal_mount(struct daemon *d, struct ucg_hierarchy *h, const char *name,
+			 const char *dir, char kind);
+/* A fork's records wait for the next append or ucgfs_journal_flush. */
+void ucgfs_journal_forked(struct daemon *d, int child);
+void ucgfs_journal_flush(struct daemon *d);
+/* Without d->lock, before anything is served: the restored state as snapshot gen (ms:
+ * the mounts about to be made), then journal.gen opened. 0 or -errno (no journal). */
+struct ucgfs_state_mount;
+int ucgfs_journal_start(struct daemon *d, uint64_t gen, const struct ucgfs_state_mount *ms,
+			int n);
+/* Without d->lock (main thread): compacts if the journal outgrew its bound, or if
+ * force (then returns once the snapshot is written). */
+void ucgfs_journal_compact(struct daemon *d, int force);
+/* Without d->lock: waits for a compaction under way, then journals nothing more. */
+void ucgfs_journal_close(struct daemon *d);
+void ucgfs_journal_stats(struct daemon *d, struct ucg_buf *out);
 
 /* ---- mounts.c: the mount table (each takes d->lock itself) ------------------------- */
 

@@ -40,8 +40,8 @@ static void *mnt_thread(void *arg)
 			*pp = m->next;
 			break;
 		}
+	ucgfs_journal_mount(d, m->h, m->name, m->dir, 'u'); /* before its hierarchy's x */
 	ucg_umount(d->e, m->h);
-	d->dirty = 1;
 	ucgfs_stop_notifier(m);
 	pthread_mutex_unlock(&d->lock);
 	pthread_join(m->notifier, NULL); /* it may be sending to this session */
@@ -163,7 +163,8 @@ int ucgfs_mount(struct daemon *d, const char *name, const char *dir, const char 
 		pthread_mutex_lock(&d->lock);
 		m->next = d->mounts;
 		d->mounts = m;
-		d->dirty = 1;
+		if (!d->remounting) /* the restore's: in the snapshot already */
+			ucgfs_journal_mount(d, h, name, dir, 'm');
 		pthread_mutex_unlock(&d->lock);
 		r = pthread_create(&m->thread, NULL, mnt_thread, m);
 		if (r != 0) {

@@ -38,6 +38,10 @@ static void prov_sync(void *ctx, struct ucg_engine *e)
 {
 	struct daemon *d = ctx;
 
+	/* A snapshot is of the engine as it stands: one catch-up before it, not one per
+	 * tasks file listed (fs/journal.c). */
+	if (d->serializing)
+		return;
 	ucgfs_drain(d);
 	/* A leader reaped a moment ago is gone from the kernel's /proc at once; the
 	 * table's zombies are otherwise reaped on the main loop's 100 ms timer, so a
