@@ -23,7 +23,8 @@ static const struct command commands[] = {
 	{ "demo", cmd_demo, "run the seed's shell session against an in-memory engine" },
 	{ "tc", cmd_tc, "traffic control on a model instance (tc grammar)" },
 	{ "daemon", FS_CMD(cmd_daemon),
-	  "daemon [--detach] [--pidfile FILE] [--cache] [--no-enforce] [--sync]: the filesystem daemon" },
+	  "daemon [--detach] [--pidfile FILE] [--cache] [--no-enforce] [--sync]: the filesystem "
+	  "daemon" },
 	{ "mount", FS_CMD(cmd_mount), "mount [-o OPTIONS] NAME DIR: mount a hierarchy (FUSE)" },
 	{ "umount", FS_CMD(cmd_umount), "umount DIR: unmount a hierarchy" },
 	{ "proc", FS_CMD(cmd_proc), "proc PID: what /proc/PID/cgroup would show" },

@@ -3,7 +3,8 @@
  * The daemon owns one engine fed by the host provider, serves each mount with its
  * own FUSE session in its own thread, and answers control requests (ctl.h) on a unix
  * socket. All engine access is serialised by one mutex. It runs release agents the
- * way the kernel does and saves the tree to the runtime directory on every change.
+ * way the kernel does and journals every change to the runtime directory before it
+ * is answered (fs/journal.c).
  */
 #ifndef UCGFS_DAEMON_H
 #define UCGFS_DAEMON_H

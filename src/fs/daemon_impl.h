@@ -99,16 +99,18 @@ struct note {
 /* The journal of accepted changes (fs/journal.c), under d->lock; written by the
  * thread making the change, compacted by the main thread. */
 struct ucgfs_journal {
-	int fd;       /* journal.GEN, open for appending; -1: not journaling */
-	uint64_t gen; /* GEN: the snapshot it follows */
-	int sync;     /* fdatasync after each append (ucg daemon --sync) */
-	uint64_t size;      /* bytes in journal.GEN */
-	uint64_t max;       /* compact once size reaches it */
-	uint64_t max_fixed; /* UCG_JOURNAL_MAX, or 0: the last snapshot's size */
-	struct ucg_buf forks; /* sealed fork records not written yet */
-	unsigned errors;      /* write failures (the first one is logged) */
-	pid_t child;          /* the compaction writing a snapshot, or 0 */
-	int child_fd;         /* its report (fs/journal.c) */
+	int fd;                       /* journal.GEN, open for appending; -1: not journaling */
+	uint64_t gen;                 /* GEN: the snapshot it follows */
+	int sync;                     /* fdatasync after each append (ucg daemon --sync) */
+	uint64_t size;                /* bytes in journal.GEN */
+	uint64_t max;                 /* compact once size reaches it */
+	uint64_t max_fixed;           /* UCG_JOURNAL_MAX, or 0: the last snapshot's size */
+	struct ucg_buf forks;         /* sealed fork records not written yet */
+	unsigned errors;              /* write failures (the first one is logged) */
+	uint64_t start_gen, retry_ns; /* a first snapshot that failed: retried */
+	uint64_t failed_ns;           /* when the last snapshot failed, or 0 */
+	pid_t child;                  /* the compaction writing a snapshot, or 0 */
+	int child_fd;                 /* its report (fs/journal.c) */
 	/* figures for ctl stats */
 	uint64_t appends, append_bytes, append_ns, syncs;
 	uint64_t compactions, snapshot_bytes, snapshot_bytes_total;
@@ -126,7 +128,7 @@ struct daemon {
 	int listen_fd, sig_fd, wake_fd;
 	int stop;
 	int reset; /* the stop request asked to forget the saved state */
-	int restoring; /* the saved state is being replayed: journal nothing */
+	int restoring;   /* the saved state is being replayed: journal nothing */
 	int remounting;  /* the restore's mounts, already in the snapshot, are being made */
 	int serializing; /* a snapshot is being taken: the provider's sync does nothing */
 	struct ucgfs_journal journal;
@@ -264,10 +266,10 @@ void ucgfs_journal_mount(struct daemon *d, struct ucg_hierarchy *h, const char *
 void ucgfs_journal_forked(struct daemon *d, int child);
 void ucgfs_journal_flush(struct daemon *d);
 /* Without d->lock, before anything is served: the restored state as snapshot gen (ms:
- * the mounts about to be made), then journal.gen opened. 0 or -errno (no journal). */
+ * the mounts about to be made; NULL: d->mounts), then journal.gen opened. 0 or -errno
+ * (no journal: ucgfs_journal_compact tries again). */
 struct ucgfs_state_mount;
-int ucgfs_journal_start(struct daemon *d, uint64_t gen, const struct ucgfs_state_mount *ms,
-			int n);
+int ucgfs_journal_start(struct daemon *d, uint64_t gen, const struct ucgfs_state_mount *ms, int n);
 /* Without d->lock (main thread): compacts if the journal outgrew its bound, or if
  * force (then returns once the snapshot is written). */
 void ucgfs_journal_compact(struct daemon *d, int force);

@@ -40,6 +40,8 @@
 
 /* The smallest bound: below it a compaction costs more than the replay it saves. */
 #define JOURNAL_MIN_MAX (1u << 20)
+/* How long after a failed snapshot the next is tried (unless forced). */
+#define RETRY_NS 10000000000ull
 
 static uint64_t now_ns(void)
 {
@@ -135,9 +137,18 @@ static void append(struct daemon *d, const struct ucg_buf *rec)
 	} else {
 		r = 0;
 	}
+	if (r < 0) {
+		/* A partial record would end every later replay at it: cut it off, and
+		 * have the main loop write a snapshot (a fresh journal) as soon as it can. */
+		if (ftruncate(j->fd, (off_t)j->size) < 0) {
+			/* the snapshot will do */
+		}
+		j->max = 0;
+	}
 	if (r < 0 && !j->errors++)
-		fprintf(stderr, "ucg: daemon: journal.%" PRIu64 ": %s: changes may be lost "
-				"until the next snapshot\n",
+		fprintf(stderr,
+			"ucg: daemon: journal.%" PRIu64 ": %s: changes may be lost "
+			"until the next snapshot\n",
 			j->gen, strerror(-r));
 	ucg_buf_fini(&j->forks);
 	ucg_buf_init(&j->forks);
@@ -445,8 +456,10 @@ static void snapshot_done(struct daemon *d, uint64_t gen, int r, uint64_t snap_l
 	if (r < 0) {
 		fprintf(stderr, "ucg: daemon: snapshot %" PRIu64 ": %s: the journals stay\n", gen,
 			strerror(-r));
+		j->failed_ns = now_ns(); /* not again for a while: each try is a journal more */
 		return;
 	}
+	j->failed_ns = 0;
 	j->compactions++;
 	j->snapshot_bytes = snap_len;
 	j->snapshot_bytes_total += snap_len;
@@ -461,17 +474,23 @@ int ucgfs_journal_start(struct daemon *d, uint64_t gen, const struct ucgfs_state
 	struct ucgfs_journal *j = &d->journal;
 	const char *sync = getenv("UCG_JOURNAL_SYNC");
 	const char *max = getenv("UCG_JOURNAL_MAX");
+	struct ucgfs_state_mount local[256];
 	struct ucg_buf snap;
 	uint64_t t0 = now_ns();
 	int r, fd;
 
 	j->sync = sync && (!strcmp(sync, "1") || !strcmp(sync, "on") || !strcmp(sync, "yes"));
 	j->max_fixed = max ? strtoull(max, NULL, 0) : 0;
+	j->start_gen = gen; /* for a retry (ucgfs_journal_compact) */
 	ucg_buf_init(&snap);
 	/* Before anything is served: the restored state becomes the new snapshot, so no
 	 * journal of another daemon (other hierarchy ids) is ever replayed after one of
 	 * this daemon's, and the journal opens only once the snapshot is there. */
 	pthread_mutex_lock(&d->lock);
+	if (!ms) {
+		n = mounts_of(d, local, 256);
+		ms = local;
+	}
 	d->serializing = 1;
 	r = ucgfs_state_serialize(d->e, ms, n, gen, &snap);
 	d->serializing = 0;
@@ -565,9 +584,24 @@ void ucgfs_journal_compact(struct daemon *d, int force)
 	pid_t pid, parent = getpid();
 
 	reap_child(d, force);
+	if (j->fd < 0 && j->start_gen && !d->restoring) {
+		/* The first snapshot failed (a full disk?): until one is written nothing is
+		 * journaled. Try again every 10 s, as the start did, all under the lock. */
+		uint64_t t = now_ns();
+
+		if (force || t - j->retry_ns > RETRY_NS) {
+			j->retry_ns = t;
+			if (ucgfs_journal_start(d, j->start_gen, NULL, 0) == 0)
+				fprintf(stderr,
+					"ucg: daemon: snapshot written: changes are saved\n");
+		}
+		return;
+	}
 	pthread_mutex_lock(&d->lock);
 	ucgfs_journal_flush(d);
-	if (!journal_on(d) || j->child || (j->size < j->max && !force)) {
+	if (!journal_on(d) || j->child ||
+	    (!force &&
+	     (j->size < j->max || (j->failed_ns && now_ns() - j->failed_ns < RETRY_NS)))) {
 		pthread_mutex_unlock(&d->lock);
 		return;
 	}
@@ -629,18 +663,22 @@ void ucgfs_journal_stats(struct daemon *d, struct ucg_buf *out)
 {
 	const struct ucgfs_journal *j = &d->journal;
 
-	ucg_buf_printf(out, "journal_sync %s\njournal_gen %" PRIu64 "\njournal_bytes %" PRIu64
-			    "\njournal_max %" PRIu64 "\n",
+	ucg_buf_printf(out,
+		       "journal_sync %s\njournal_gen %" PRIu64 "\njournal_bytes %" PRIu64
+		       "\njournal_max %" PRIu64 "\n",
 		       j->sync ? "fdatasync" : "off", j->gen, j->size, j->max);
-	ucg_buf_printf(out, "journal_appends %" PRIu64 "\njournal_append_bytes %" PRIu64
-			    "\njournal_append_ns %" PRIu64 "\n",
+	ucg_buf_printf(out,
+		       "journal_appends %" PRIu64 "\njournal_append_bytes %" PRIu64
+		       "\njournal_append_ns %" PRIu64 "\n",
 		       j->appends, j->append_bytes, j->append_ns);
-	ucg_buf_printf(out, "compactions %" PRIu64 "\nsnapshot_bytes %" PRIu64
-			    "\nsnapshot_bytes_total %" PRIu64 "\n",
+	ucg_buf_printf(out,
+		       "compactions %" PRIu64 "\nsnapshot_bytes %" PRIu64
+		       "\nsnapshot_bytes_total %" PRIu64 "\n",
 		       j->compactions, j->snapshot_bytes, j->snapshot_bytes_total);
-	ucg_buf_printf(out, "compact_serialize_us %" PRIu64 "\ncompact_write_us %" PRIu64
-			    "\ncompact_fork_us %" PRIu64 "\ncompact_lock_us %" PRIu64
-			    "\ncompact_lock_us_max %" PRIu64 "\n",
+	ucg_buf_printf(out,
+		       "compact_serialize_us %" PRIu64 "\ncompact_write_us %" PRIu64
+		       "\ncompact_fork_us %" PRIu64 "\ncompact_lock_us %" PRIu64
+		       "\ncompact_lock_us_max %" PRIu64 "\n",
 		       j->serialize_ns / 1000, j->write_ns / 1000, j->fork_ns / 1000,
 		       j->lock_ns / 1000, j->lock_ns_max / 1000);
 }

@@ -165,8 +165,8 @@ static int walk_dir(struct walk *w, const char *dir)
 	return r;
 }
 
-int ucgfs_state_put_dir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *dir,
-			int recurse, struct ucg_buf *out)
+int ucgfs_state_put_dir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *dir, int recurse,
+			struct ucg_buf *out)
 {
 	struct walk w = { .e = e, .h = h, .idx = ucg_hierarchy_id(h), .out = out };
 	size_t k;
@@ -303,42 +303,55 @@ int ucgfs_state_write(const struct ucg_buf *snap)
 	return 0;
 }
 
-/* The generations of the journals in the runtime directory, ascending. */
-static size_t list_journals(uint64_t *gens, size_t max)
+/* The generations of the journals in the runtime directory, ascending, in *ret
+ * (ucg_free it). Their number, or -errno. */
+static long list_journals(uint64_t **ret)
 {
 	DIR *dir = opendir(ucgfs_ctl_runtime_dir());
 	struct dirent *de;
-	size_t n = 0, i, j;
+	uint64_t *gens = NULL, *ng;
+	size_t n = 0, cap = 0, i, j;
 
+	*ret = NULL;
 	if (!dir)
-		return 0;
-	while ((de = readdir(dir)) && n < max) {
+		return -errno;
+	while ((de = readdir(dir))) {
 		char *end;
 		uint64_t g;
 
 		if (strncmp(de->d_name, "journal.", 8) || !de->d_name[8])
 			continue;
 		g = strtoull(de->d_name + 8, &end, 10);
-		if (!*end)
-			gens[n++] = g;
+		if (*end)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			ng = ucg_realloc(gens, cap * sizeof(*gens));
+			if (!ng) {
+				ucg_free(gens);
+				closedir(dir);
+				return -ENOMEM;
+			}
+			gens = ng;
+		}
+		gens[n++] = g;
 	}
 	closedir(dir);
-	for (i = 1; i < n; i++) /* a handful: insertion sort */
+	for (i = 1; i < n; i++) /* a few, unless snapshots keep failing: insertion sort */
 		for (j = i; j > 0 && gens[j - 1] > gens[j]; j--) {
 			uint64_t t = gens[j];
 
 			gens[j] = gens[j - 1];
 			gens[j - 1] = t;
 		}
-	return n;
+	*ret = gens;
+	return (long)n;
 }
-
-#define MAX_JOURNALS 64
 
 void ucgfs_state_drop_journals(uint64_t gen)
 {
-	uint64_t gens[MAX_JOURNALS];
-	size_t n = list_journals(gens, MAX_JOURNALS), i;
+	uint64_t *gens;
+	long n = list_journals(&gens), i;
 	char leaf[32], path[4096];
 
 	for (i = 0; i < n && gens[i] < gen; i++) {
@@ -346,6 +359,7 @@ void ucgfs_state_drop_journals(uint64_t gen)
 		if (ucgfs_ctl_path(path, sizeof(path), leaf) == 0)
 			unlink(path);
 	}
+	ucg_free(gens);
 }
 
 void ucgfs_state_forget(void)
@@ -374,7 +388,7 @@ struct ucgfs_restore {
 		int id;
 		char *name, *dir;
 		struct ucg_hierarchy *h;
-	} *mounts;
+	} * mounts;
 	struct ucgfs_state_mount *view; /* for ucgfs_restore_mounts */
 	size_t nm, capm;
 	uint64_t snap_gen, next_gen;
@@ -451,7 +465,8 @@ static void drop_mount(struct ucgfs_restore *rs, int id, const char *dir)
 	size_t k;
 
 	for (k = rs->nm; k-- > 0;)
-		if (rs->mounts[k].id == id && rs->mounts[k].dir && !strcmp(rs->mounts[k].dir, dir)) {
+		if (rs->mounts[k].id == id && rs->mounts[k].dir &&
+		    !strcmp(rs->mounts[k].dir, dir)) {
 			ucg_free(rs->mounts[k].name);
 			ucg_free(rs->mounts[k].dir);
 			memmove(&rs->mounts[k], &rs->mounts[k + 1],
@@ -597,10 +612,9 @@ static long replay(struct ucgfs_restore *rs, const char *path, int journal, pthr
 int ucgfs_state_restore(struct ucg_engine *e, pthread_mutex_t *lock, struct ucgfs_restore **ret)
 {
 	struct ucgfs_restore *rs = ucg_calloc(1, sizeof(*rs));
-	uint64_t gens[MAX_JOURNALS];
+	uint64_t *gens;
 	char path[4096], leaf[32];
-	size_t n, i;
-	long r;
+	long r, n, i;
 
 	*ret = rs;
 	if (!rs)
@@ -612,7 +626,9 @@ int ucgfs_state_restore(struct ucg_engine *e, pthread_mutex_t *lock, struct ucgf
 	if (r < 0)
 		return (int)r;
 	rs->next_gen = rs->snap_gen + 1;
-	n = list_journals(gens, MAX_JOURNALS);
+	n = list_journals(&gens);
+	if (n < 0) /* what the snapshot holds is all there is */
+		fprintf(stderr, "ucg: daemon: journals: %s: not replayed\n", strerror((int)-n));
 	for (i = 0; i < n; i++) {
 		if (gens[i] >= rs->next_gen)
 			rs->next_gen = gens[i] + 1;
@@ -630,6 +646,7 @@ int ucgfs_state_restore(struct ucg_engine *e, pthread_mutex_t *lock, struct ucgf
 		else if (r < 0)
 			fprintf(stderr, "ucg: daemon: %s: %s: ignored\n", leaf, strerror((int)-r));
 	}
+	ucg_free(gens);
 	return 0;
 }
 
@@ -675,8 +692,8 @@ void ucgfs_restore_finish(struct ucgfs_restore *rs, ucgfs_state_mount_fn mount_f
 			ucgfs_state_put_opts(rs->mounts[k].h, &o);
 			pthread_mutex_unlock(lock);
 			if (o.data)
-				mount_fn(ctx, rs->mounts[k].h, rs->mounts[k].name, rs->mounts[k].dir,
-					 o.data);
+				mount_fn(ctx, rs->mounts[k].h, rs->mounts[k].name,
+					 rs->mounts[k].dir, o.data);
 			ucg_buf_fini(&o);
 		}
 		ucg_free(rs->mounts[k].name);

@@ -52,8 +52,8 @@ struct ucgfs_state_mount {
 void ucgfs_state_put_enc(struct ucg_buf *b, const char *s, size_t len);
 /* Appends the records of directory dir of h (d, then f for each file, t for its
  * tasks unless it is the root), and of its subdirectories when recurse. 0 or -errno. */
-int ucgfs_state_put_dir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *dir,
-			int recurse, struct ucg_buf *out);
+int ucgfs_state_put_dir(struct ucg_engine *e, struct ucg_hierarchy *h, const char *dir, int recurse,
+			struct ucg_buf *out);
 /* Appends the options a hierarchy is restored with (no release agent, no
  * clone_children: its root's files carry them). */
 void ucgfs_state_put_opts(const struct ucg_hierarchy *h, struct ucg_buf *out);
