@@ -51,8 +51,8 @@ int main(int argc, char **argv)
 		sum += t[i];
 	}
 	qsort(t, (size_t)n, sizeof(*t), cmp);
-	printf("%.1f %.1f %.1f %.1f %.1f\n", t[n / 2], t[n * 99 / 100], t[n * 999 / 1000],
-	       t[n - 1], sum / (double)n);
+	printf("%.1f %.1f %.1f %.1f %.1f\n", t[n / 2], t[n * 99 / 100], t[n * 999 / 1000], t[n - 1],
+	       sum / (double)n);
 	free(t);
 	return 0;
 }
