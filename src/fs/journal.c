@@ -11,12 +11,14 @@
  * Forks are not answered to anyone: their records wait in memory for the next change
  * or the main loop's next turn (at most ~100 ms).
  *
- * Compaction: once the journal outgrows its bound, the main thread serializes the
- * whole state to memory under the lock, opens journal.GEN+1 for the changes that
- * follow, and releases the lock; it then writes the snapshot (generation GEN+1) to a
- * temporary file, renames it over `state` and removes the older journals. A crash at
- * any point leaves a snapshot and every journal from its generation on: the restore
- * replays them all (fs/state.c).
+ * Compaction: once the journal outgrows its bound (the last snapshot's size: as many
+ * bytes go to snapshots as to the journal), the main thread, under the lock, opens
+ * journal.GEN+1 for the changes that follow and forks. The child, a copy of the
+ * engine frozen at that instant, serializes it and writes it as the snapshot of
+ * generation GEN+1 (temporary file, fdatasync, rename), then removes the older
+ * journals. The lock is held for the fork alone, not for the serialization (hundreds
+ * of ms at 20,000 cgroups). A crash at any point leaves a snapshot and every journal
+ * from its generation on: the restore replays them all (fs/state.c).
  */
 #include "fs/daemon_impl.h"
 
@@ -27,11 +29,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
