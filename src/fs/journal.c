@@ -413,14 +413,8 @@ static int open_journal(uint64_t gen, int sync)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (sync) { /* the new name must survive a power loss with the records after it */
-		int dfd = open(ucgfs_ctl_runtime_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-	}
+	if (sync) /* the new name must survive a power loss with the records after it */
+		ucgfs_state_sync_dir();
 	return fd;
 }
 

@@ -250,9 +250,7 @@ int ucgfs_state_serialize(struct ucg_engine *e, const struct ucgfs_state_mount *
 	return ucg_buf_error(out);
 }
 
-/* The runtime directory made durable: a rename or a new file in it survives a power
- * loss once this returns. */
-static void sync_dir(void)
+void ucgfs_state_sync_dir(void)
 {
 	const char *dir = ucgfs_ctl_runtime_dir();
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -299,7 +297,7 @@ int ucgfs_state_write(const struct ucg_buf *snap)
 		unlink(tmp);
 		return r;
 	}
-	sync_dir();
+	ucgfs_state_sync_dir();
 	return 0;
 }
 

@@ -67,6 +67,9 @@ int ucgfs_state_serialize(struct ucg_engine *e, const struct ucgfs_state_mount *
 /* Writes a serialized snapshot as the state file: temporary, fdatasync, rename, fsync
  * of the directory. No lock needed. 0 or -errno. */
 int ucgfs_state_write(const struct ucg_buf *snapshot);
+/* The runtime directory made durable: a rename or a new file in it survives a power
+ * loss once this returns. */
+void ucgfs_state_sync_dir(void);
 /* Removes the journals of generations below gen (all: UINT64_MAX). */
 void ucgfs_state_drop_journals(uint64_t gen);
 /* Removes the state file, its temporary and every journal: the next daemon starts
