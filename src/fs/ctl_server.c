@@ -39,18 +39,122 @@ static int peer_allowed(int fd)
 	return cr.uid == 0 || cr.uid == geteuid();
 }
 
+/* One request, decoded and served: its status (0 or a count, or -errno); the text
+ * goes to out. req is argv, each string NUL-terminated (the last may lack its NUL). */
+static int serve(struct daemon *d, char *req, size_t len, struct ucg_buf *out)
+{
+	char *argv[8], *p;
+	int argc = 0, r = -EINVAL;
+
+	for (p = req; p < req + len && argc < 8; p += strlen(p) + 1)
+		argv[argc++] = p;
+	if (argc < 1)
+		return -EINVAL;
+	if (!strcmp(argv[0], "ping")) {
+		r = (int)getpid();
+	} else if (!strcmp(argv[0], "mount") && argc == 4) {
+		r = ucgfs_mount(d, argv[1], argv[2], argv[3], out);
+	} else if (!strcmp(argv[0], "remount") && argc == 3) {
+		r = ucgfs_remount(d, argv[1], argv[2], out);
+	} else if (!strcmp(argv[0], "umount") && argc >= 2) {
+		r = ucgfs_umount(d, argv[1], argc > 2 ? atoi(argv[2]) : 0);
+	} else if (!strcmp(argv[0], "proc") && argc >= 2) {
+		pthread_mutex_lock(&d->lock);
+		ucgfs_drain(d);
+		r = ucg_proc_cgroup(d->e, atoi(argv[1]), argc > 2 ? atoi(argv[2]) : 0, out);
+		ucgfs_unlock_checked(d);
+	} else if (!strcmp(argv[0], "cgroups")) {
+		pthread_mutex_lock(&d->lock);
+		r = ucg_proc_cgroups(d->e, out);
+		pthread_mutex_unlock(&d->lock);
+	} else if (!strcmp(argv[0], "mounts")) {
+		ucgfs_list_mounts(d, out);
+		r = 0;
+	} else if (!strcmp(argv[0], "compact")) {
+		/* served by the main thread, the one that compacts; a sandbox (the fuzzer)
+		 * keeps no journal and forks nothing */
+		if (!d->sandbox)
+			ucgfs_journal_compact(d, 1);
+		r = 0;
+	} else if (!strcmp(argv[0], "stats")) {
+		struct ucg_host_stats s = { 0 };
+		struct mnt *m;
+		int rings = 0;
+
+		pthread_mutex_lock(&d->lock);
+		for (m = d->mounts; m; m = m->next)
+			rings += ucgfs_uring_active(m->uring);
+		ucgfs_drain(d);
+		if (d->host)
+			ucg_host_get_stats(d->host, &s);
+		ucg_buf_printf(out,
+			       "forks %llu\nexits %llu\nevents %llu\nresyncs %llu\ntasks %zu\n",
+			       (unsigned long long)s.forks, (unsigned long long)s.exits,
+			       (unsigned long long)s.events, (unsigned long long)s.resyncs,
+			       ucg_task_count(d->e));
+		/* Where the task table comes from: the process-events connector, or (a
+		 * kernel that sends none) a rescan of /proc at every sync. */
+		ucg_buf_printf(out, "task_events %s\n",
+			       !d->host                   ? "none (no host: a sandbox)"
+			       : ucg_host_polled(d->host) ? "none (rescan of /proc at each sync)"
+							  : "connector");
+		/* The FUSE transport: mounts served through io_uring, requests answered
+		 * through a ring. */
+		ucg_buf_printf(out, "uring_mounts %d\nuring_requests %llu\n", rings,
+			       ucgfs_uring_requests_total());
+		/* How files are served: exact (direct_io) or cache (UCG_FUSE_CACHE=1). */
+		ucg_buf_printf(out, "file_mode %s\n", d->cache ? "cache" : "exact");
+		ucgfs_kenforce_stats(d->kenforce, out);
+		/* A member's own affinity outside its cpuset: clamped by polling, or
+		 * refused by the kernel's v2 cpuset controller. */
+		if (d->cpuhold)
+			ucg_cpuhold_describe(d->cpuhold, out);
+		else
+			ucg_buf_puts(out, "cpuset_hold kernel (v2 cpuset controller)\n");
+		ucgfs_journal_stats(d, out); /* what saving the state costs */
+		ucgfs_unlock_checked(d);
+		r = 0;
+	} else if (!strcmp(argv[0], "stop") && (argc == 1 || !strcmp(argv[1], "reset"))) {
+		/* the client waits for the daemon's exit (its pid from ping) */
+		d->stop = 1;
+		d->reset = argc > 1;
+		r = 0;
+	}
+	return r;
+}
+
+void ucgfs_ctl_answer(struct daemon *d, const char *req, size_t len, struct ucg_buf *reply)
+{
+	struct ucg_buf out;
+	char *copy = malloc(len + 1); /* serve() needs the last string's NUL */
+	int r = -ENOMEM;
+
+	ucg_buf_init(&out);
+	if (copy) {
+		memcpy(copy, req, len);
+		copy[len] = '\0';
+		r = serve(d, copy, len, &out);
+		free(copy);
+	}
+	/* The text of a reply whose text ran out of memory would be cut: say ENOMEM. */
+	if (r >= 0 && ucg_buf_error(&out) < 0)
+		r = ucg_buf_error(&out);
+	ucg_buf_printf(reply, "%d\n", r);
+	if (out.len)
+		ucg_buf_append(reply, out.data, out.len);
+	ucg_buf_fini(&out);
+}
+
 void ucgfs_ctl_handle(struct daemon *d, int fd)
 {
-	char req[16384], *argv[8], *p;
+	char req[16384];
 	size_t len = 0;
-	struct ucg_buf out;
-	char head[32];
-	int argc = 0, r = -EINVAL;
+	struct ucg_buf reply;
 	struct timeval tv = { 2, 0 };
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	ucg_buf_init(&out);
+	ucg_buf_init(&reply);
 	for (;;) {
 		ssize_t n = read(fd, req + len, sizeof(req) - 1 - len);
 
@@ -62,89 +166,16 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 		if (len == sizeof(req) - 1)
 			break;
 	}
-	req[len] = '\0';
 	/* Refused only once the request is read: closing on unread data would reset the
 	 * connection before the client reads its answer. */
-	if (!peer_allowed(fd)) {
-		r = -EACCES;
-		goto reply;
+	if (!peer_allowed(fd))
+		ucg_buf_printf(&reply, "%d\n", -EACCES);
+	else
+		ucgfs_ctl_answer(d, req, len, &reply);
+	if (reply.len && write(fd, reply.data, reply.len) < 0) {
+		/* the client went away */
 	}
-	for (p = req; p < req + len && argc < 8; p += strlen(p) + 1)
-		argv[argc++] = p;
-	if (argc < 1)
-		goto reply;
-	if (!strcmp(argv[0], "ping")) {
-		r = (int)getpid();
-	} else if (!strcmp(argv[0], "mount") && argc == 4) {
-		r = ucgfs_mount(d, argv[1], argv[2], argv[3], &out);
-	} else if (!strcmp(argv[0], "remount") && argc == 3) {
-		r = ucgfs_remount(d, argv[1], argv[2], &out);
-	} else if (!strcmp(argv[0], "umount") && argc >= 2) {
-		r = ucgfs_umount(d, argv[1], argc > 2 ? atoi(argv[2]) : 0);
-	} else if (!strcmp(argv[0], "proc") && argc >= 2) {
-		pthread_mutex_lock(&d->lock);
-		ucgfs_drain(d);
-		r = ucg_proc_cgroup(d->e, atoi(argv[1]), argc > 2 ? atoi(argv[2]) : 0, &out);
-		ucgfs_unlock_checked(d);
-	} else if (!strcmp(argv[0], "cgroups")) {
-		pthread_mutex_lock(&d->lock);
-		r = ucg_proc_cgroups(d->e, &out);
-		pthread_mutex_unlock(&d->lock);
-	} else if (!strcmp(argv[0], "mounts")) {
-		ucgfs_list_mounts(d, &out);
-		r = 0;
-	} else if (!strcmp(argv[0], "compact")) {
-		/* served by the main thread, the one that compacts */
-		ucgfs_journal_compact(d, 1);
-		r = 0;
-	} else if (!strcmp(argv[0], "stats")) {
-		struct ucg_host_stats s;
-		struct mnt *m;
-		int rings = 0;
-
-		pthread_mutex_lock(&d->lock);
-		for (m = d->mounts; m; m = m->next)
-			rings += ucgfs_uring_active(m->uring);
-		ucgfs_drain(d);
-		ucg_host_get_stats(d->host, &s);
-		ucg_buf_printf(&out, "forks %llu\nexits %llu\nevents %llu\nresyncs %llu\ntasks %zu\n",
-			       (unsigned long long)s.forks, (unsigned long long)s.exits,
-			       (unsigned long long)s.events, (unsigned long long)s.resyncs,
-			       ucg_task_count(d->e));
-		/* Where the task table comes from: the process-events connector, or (a
-		 * kernel that sends none) a rescan of /proc at every sync. */
-		ucg_buf_printf(&out, "task_events %s\n",
-			       ucg_host_polled(d->host) ? "none (rescan of /proc at each sync)"
-							: "connector");
-		/* The FUSE transport: mounts served through io_uring, requests answered
-		 * through a ring. */
-		ucg_buf_printf(&out, "uring_mounts %d\nuring_requests %llu\n", rings,
-			       ucgfs_uring_requests_total());
-		/* How files are served: exact (direct_io) or cache (UCG_FUSE_CACHE=1). */
-		ucg_buf_printf(&out, "file_mode %s\n", d->cache ? "cache" : "exact");
-		ucgfs_kenforce_stats(d->kenforce, &out);
-		/* A member's own affinity outside its cpuset: clamped by polling, or
-		 * refused by the kernel's v2 cpuset controller. */
-		if (d->cpuhold)
-			ucg_cpuhold_describe(d->cpuhold, &out);
-		else
-			ucg_buf_puts(&out, "cpuset_hold kernel (v2 cpuset controller)\n");
-		ucgfs_journal_stats(d, &out); /* what saving the state costs */
-		ucgfs_unlock_checked(d);
-		r = 0;
-	} else if (!strcmp(argv[0], "stop") && (argc == 1 || !strcmp(argv[1], "reset"))) {
-		/* the client waits for the daemon's exit (its pid from ping) */
-		d->stop = 1;
-		d->reset = argc > 1;
-		r = 0;
-	}
-reply:
-	snprintf(head, sizeof(head), "%d\n", r);
-	if (write(fd, head, strlen(head)) >= 0 && out.len)
-		if (write(fd, out.data, out.len) < 0) {
-			/* the client went away */
-		}
-	ucg_buf_fini(&out);
+	ucg_buf_fini(&reply);
 }
 
 int ucgfs_ctl_listen(int *ret, int *ret_stale)

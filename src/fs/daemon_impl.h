@@ -141,6 +141,11 @@ struct daemon {
 	 * and into its batch. NULL: the change is nobody's, every mount is told. */
 	struct mnt *origin;
 	struct batch *batch;
+	/* An in-process daemon that touches nothing outside itself (the fuzz harnesses,
+	 * tests/fuzz/fuzz_daemon.c): host NULL, no mount(2), no umount(2), no FUSE
+	 * session made by a mount request; a mount request stops once the engine took
+	 * (and then dropped) the hierarchy, an umount once the mount was found. */
+	int sandbox;
 };
 
 /* The credentials of a request's caller (ucgfs_get_caller fills it). */
@@ -299,5 +304,8 @@ void ucgfs_run_releases(struct daemon *d);
 int ucgfs_ctl_listen(int *ret, int *ret_stale);
 /* Reads one request from connection fd, serves it and writes the reply. */
 void ucgfs_ctl_handle(struct daemon *d, int fd);
+/* Decodes and serves one request of len bytes (fs/ctl.h's protocol), without a
+ * socket: appends the whole reply, "<n>\n" and the text, to reply. */
+void ucgfs_ctl_answer(struct daemon *d, const char *req, size_t len, struct ucg_buf *reply);
 
 #endif

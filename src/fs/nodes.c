@@ -19,14 +19,19 @@
 const struct ucg_cred *ucgfs_get_caller(fuse_req_t req, struct daemon *d, struct caller *c)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	int r;
+	int r = -ENOENT;
 
 	/* Apply queued uid/gid/exec events first: they invalidate cached callers. */
 	pthread_mutex_lock(&d->lock);
 	ucgfs_drain(d);
-	r = ucg_host_caller_cred(d->host, ctx->pid, &c->cred, c->groups);
+	if (d->host) /* a sandbox has none: FUSE's ids below */
+		r = ucg_host_caller_cred(d->host, ctx->pid, &c->cred, c->groups);
 	ucgfs_unlock_checked(d);
-	if (r < 0) {
+	if (r < 0 && !d->host && ctx->uid == 0) {
+		/* A sandbox's root caller is a root process: every capability. */
+		c->cred = ucg_cred_root();
+		c->cred.tid = c->cred.tgid = ctx->pid;
+	} else if (r < 0) {
 		/* The caller is gone already: FUSE's fsuid/fsgid, no capabilities. */
 		c->cred = ucg_cred_user(ctx->uid, ctx->gid);
 		c->cred.tid = c->cred.tgid = ctx->pid;

@@ -26,17 +26,43 @@
 
 #include "fs/uring.h"
 
+#include "fs/fuse_uring_abi.h"
+
 #include <errno.h>
 #include <fuse_lowlevel.h>
+#include <linux/fuse.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static atomic_ullong total_requests;
 
 unsigned long long ucgfs_uring_requests_total(void)
 {
 	return atomic_load(&total_requests);
+}
+
+/* Built with or without liburing, so that the fuzz harness (tests/fuzz/fuzz_fuse_ll.c)
+ * decodes its requests as the rings do. The kernel is trusted, but a header whose
+ * lengths do not add up is refused rather than read past. */
+char *ucgfs_uring_rebuild(const void *hdr, char *payload, size_t cap)
+{
+	const struct ucgfs_fuse_uring_req_header *h = hdr;
+	struct fuse_in_header in;
+	size_t size = h->ent.payload_sz, op_len;
+	char *start;
+
+	memcpy(&in, h->in_out, sizeof(in));
+	if (in.len < sizeof(in) + size || size > cap)
+		return NULL;
+	op_len = in.len - sizeof(in) - size;
+	if (op_len > UCGFS_FUSE_URING_OP_IN_SZ)
+		return NULL;
+	start = payload - op_len - sizeof(in);
+	memcpy(start, &in, sizeof(in));
+	memcpy(start + sizeof(in), h->op_in, op_len);
+	return start;
 }
 
 /* Reasons that hold for every mount of the process are logged once. */
@@ -75,15 +101,11 @@ int ucgfs_uring_active(struct ucgfs_uring *u)
 
 #else /* UCGFS_HAVE_LIBURING */
 
-#include "fs/fuse_uring_abi.h"
-
 #include <liburing.h>
-#include <linux/fuse.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
-#include <string.h>
 #include <sys/eventfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -94,8 +116,10 @@ int ucgfs_uring_active(struct ucgfs_uring *u)
  * memory. */
 #define ENTRIES 2
 /* An entry's memory: the header block at the start, the payload one page in, so the
- * request can be rebuilt in front of its payload (fuse_in_header + op header <= 168). */
+ * request can be rebuilt in front of its payload (ucgfs_uring_rebuild). */
 #define PAYLOAD_OFFSET 4096
+_Static_assert(PAYLOAD_OFFSET >= sizeof(struct ucgfs_fuse_uring_req_header) + UCGFS_URING_HEAD_ROOM,
+	       "room for the rebuilt request's headers");
 #define STOP_TAG UINT64_MAX
 
 struct queue;
@@ -248,18 +272,13 @@ static void serve_request(struct queue *q, struct entry *e)
 	struct ucgfs_uring *u = q->u;
 	struct fuse_in_header in;
 	struct fuse_buf buf;
-	size_t payload = e->hdr->ent.payload_sz, op_len = 0;
 	uint64_t commit_id = e->hdr->ent.commit_id;
+	char *start = ucgfs_uring_rebuild(e->hdr, e->payload, u->payload_size);
 
 	memcpy(&in, e->hdr->in_out, sizeof(in));
-	if (in.len < sizeof(in) + payload || payload > u->payload_size ||
-	    (op_len = in.len - sizeof(in) - payload) > UCGFS_FUSE_URING_OP_IN_SZ) {
+	if (!start) {
 		set_error(e, in.unique, -EIO); /* not what this kernel sends */
 	} else {
-		char *start = e->payload - op_len - sizeof(in);
-
-		memcpy(start, &in, sizeof(in));
-		memcpy(start + sizeof(in), e->hdr->op_in, op_len);
 		memset(&buf, 0, sizeof(buf));
 		buf.mem = start;
 		buf.size = in.len;

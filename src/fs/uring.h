@@ -18,6 +18,8 @@
 #ifndef UCGFS_URING_H
 #define UCGFS_URING_H
 
+#include <stddef.h>
+
 struct fuse_session;
 struct ucgfs_uring;
 
@@ -35,6 +37,17 @@ void ucgfs_uring_free(struct ucgfs_uring *u);
 
 /* Whether u's rings were registered with the kernel and no registration failed. */
 int ucgfs_uring_active(struct ucgfs_uring *u);
+
+/* The bytes a rebuilt request needs in front of its payload: fuse_in_header and the
+ * largest operation header a ring entry carries. */
+#define UCGFS_URING_HEAD_ROOM (40 + 128)
+
+/* The request of a ring entry (hdr: its struct ucgfs_fuse_uring_req_header) whose
+ * payload, at most cap bytes, is at payload, rebuilt as /dev/fuse delivers it
+ * (fuse_in_header, the operation's header, the rest) in the UCGFS_URING_HEAD_ROOM bytes
+ * right before the payload: its start (the length is the header's len), or NULL when
+ * the header's lengths do not add up. */
+char *ucgfs_uring_rebuild(const void *hdr, char *payload, size_t cap);
 
 /* Requests answered through a ring, by every session of the process so far. */
 unsigned long long ucgfs_uring_requests_total(void);
