@@ -32,6 +32,10 @@ int ucg_fuzz_net_prio(const uint8_t *data, size_t size);
 
 int ucg_fuzz_cgconfig(const uint8_t *data, size_t size); /* the CLI's cgconfig.conf parser */
 
+/* the daemon's request decoders (fuzz_daemon.h): control protocol, FUSE requests */
+int ucg_fuzz_ctl_server(const uint8_t *data, size_t size);
+int ucg_fuzz_fuse_ll(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #endif
