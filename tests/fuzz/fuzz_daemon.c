@@ -1,6 +1,7 @@
 /* tests/fuzz/fuzz_daemon.c — the in-process daemon of fuzz_daemon.h. */
 #include "fuzz_daemon.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/fuse.h>
 #include <pthread.h>
@@ -64,6 +65,10 @@ static ssize_t cap_writev(int fd, struct iovec *iov, int count, void *userdata)
 			l = sizeof(cur->rep->data) - off;
 		memcpy(cur->rep->data + off, p, l);
 		off += l;
+	}
+	if (cur->rep->lose) {
+		errno = ENOENT;
+		return -1;
 	}
 	return (ssize_t)total;
 }

@@ -36,6 +36,8 @@ struct ucg_fuzzd {
 
 /* The reply a request got (fuse_out_header, then up to sizeof(data) bytes). */
 struct ucg_fuzzd_reply {
+	int lose; /* set by the caller: the reply's write fails with ENOENT, as the
+		   * kernel's does for a request interrupted meanwhile */
 	int replied;
 	int32_t error;
 	size_t len; /* of the reply's arguments, whole even if data holds less */
@@ -50,7 +52,7 @@ struct ucg_fuzzd *ucg_fuzzd_start(int cache);
  * after releasing every open file), the engine freed. */
 void ucg_fuzzd_stop(struct ucg_fuzzd *z);
 /* Hands one whole FUSE request (fuse_in_header first) to mount i's session; rep gets
- * its reply (replied 0: none, as for FORGET). */
+ * its reply (replied 0: none, as for FORGET), lost if rep->lose. */
 void ucg_fuzzd_request(struct ucg_fuzzd *z, int i, const void *req, size_t len,
 		       struct ucg_fuzzd_reply *rep);
 

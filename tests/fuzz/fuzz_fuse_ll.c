@@ -14,7 +14,9 @@
  * NUL-terminated, file handles only those the daemon gave): the kernel is trusted for
  * that much. Node ids, names, flags, modes, ids and payloads are the fuzzer's. An op
  * byte with bit 7 set corrupts the ring header's lengths instead, and only the
- * decoder's verdict is checked.
+ * decoder's verdict is checked; with bit 6 set, the reply's write fails as the
+ * kernel's does for an interrupted request (the handler must then free what the
+ * reply would have handed over: an open file or directory).
  *
  * Invariants: each request but FORGET gets exactly one reply, whose error is 0 or
  * -errno (fuzz_daemon.c checks); a reply's arguments have the operation's size; a read
@@ -126,8 +128,10 @@ static void send_req(struct run *r, int mi, uint32_t opcode, uint64_t node, uint
 	in.gid = uid;
 	in.pid = pid;
 	memset(&r->hdr, 0, sizeof(r->hdr));
-	memcpy(r->hdr.op_in, op, op_len);
-	memcpy(payload, pl, pl_len);
+	if (op_len) /* op and pl may be NULL when empty */
+		memcpy(r->hdr.op_in, op, op_len);
+	if (pl_len)
+		memcpy(payload, pl, pl_len);
 	r->hdr.ent.payload_sz = (uint32_t)pl_len;
 	if (corrupt) { /* the decoder alone, on lengths a kernel would not send */
 		if (bad & 1)
@@ -174,7 +178,7 @@ static void got_entry(struct run *r)
 
 	check_size(r, sizeof(e));
 	if (r->rep.error)
-		return;
+		return; /* a lost entry's id is still a valid id to try */
 	memcpy(&e, r->rep.data, sizeof(e));
 	if (!e.nodeid)
 		abort();
@@ -186,8 +190,8 @@ static void got_open(struct run *r, struct fh *tab, int *n, int mi, uint64_t nod
 	struct fuse_open_out o;
 
 	check_size(r, sizeof(o));
-	if (r->rep.error)
-		return;
+	if (r->rep.error || r->rep.lose)
+		return; /* no file: a lost reply's opener was gone, no release comes */
 	memcpy(&o, r->rep.data, sizeof(o));
 	if (*n < MAX_FH)
 		tab[(*n)++] = (struct fh){ o.fh, node, mi };
@@ -199,6 +203,7 @@ static void release(struct run *r, struct fh *tab, int *n, int i, int dir)
 {
 	struct fuse_release_in rel = { .fh = tab[i].fh };
 
+	r->rep.lose = 0; /* not interruptible: the kernel sends it for the last close */
 	send_req(r, tab[i].mount, dir ? FUSE_RELEASEDIR : FUSE_RELEASE, tab[i].node, 0,
 		 UCG_FUZZD_TID_ROOT, &rel, sizeof(rel), NULL, 0, 0, 0);
 	if (r->rep.error)
@@ -213,12 +218,13 @@ static int one(struct run *r, struct input *in)
 	uint32_t f, uid, pid;
 	uint64_t node;
 	char text[256 + 1];
-	int op, mi, corrupt;
+	int op, mi, corrupt, lose;
 
 	if (take(in, h, 4) || take(in, &f, 4) || take(in, &tlen, 1))
 		return -1;
-	op = (h[0] & 0x7f) % OP_COUNT;
+	op = (h[0] & 0x3f) % OP_COUNT;
 	corrupt = h[0] >> 7;
+	lose = (h[0] >> 6) & 1;
 	mi = h[1] % UCG_FUZZD_MOUNTS;
 	if (h[2] == 0xff) {
 		if (take(in, &node, 8))
@@ -231,6 +237,7 @@ static int one(struct run *r, struct input *in)
 	if (take(in, text, tlen))
 		return -1;
 	text[tlen] = '\0';
+	r->rep.lose = lose;
 
 	switch (op) {
 	case OP_LOOKUP:
@@ -336,6 +343,7 @@ static int one(struct run *r, struct input *in)
 
 		if (dir ? r->ndirs == MAX_FH : r->nfiles == MAX_FH)
 			release(r, dir ? r->dirs : r->files, dir ? &r->ndirs : &r->nfiles, 0, dir);
+		r->rep.lose = lose;
 		send_req(r, mi, dir ? FUSE_OPENDIR : FUSE_OPEN, node, uid, pid, &o, sizeof(o), NULL,
 			 0, corrupt, f);
 		if (!corrupt)
