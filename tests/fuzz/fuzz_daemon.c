@@ -172,13 +172,15 @@ struct ucg_fuzzd *ucg_fuzzd_start(int cache)
 		fuse_set_log_func(log_check);
 		d->sandbox = 1;
 		d->listen_fd = d->sig_fd = d->wake_fd = -1;
+		/* no journal: a sandbox's changes are written nowhere (fs/journal.c) */
+		d->journal.fd = d->journal.child_fd = -1;
 		pthread_mutex_init(&d->lock, NULL);
 		pthread_cond_init(&d->note_sent, NULL);
 		for (i = 0; i < UCG_FUZZD_MOUNTS; i++)
 			z->m[i] = add_mount(z, dirs[i]);
 	}
 	d->cache = cache;
-	d->stop = d->reset = d->dirty = d->content_dirty = 0;
+	d->stop = d->reset = d->content_dirty = 0;
 	if (ucg_engine_new(&cfg, &d->e) < 0 || ucg_observer_add(d->e, &ucgfs_observer_ops, d) < 0)
 		abort();
 	/* Fake tasks: a root process with two threads, a user's process. */
