@@ -82,8 +82,8 @@ jrun /tmp/hog "$UCG" exec -g memory:/j -- "${JL[@]}" hog 64
 check "java keeping 64 MiB under the same limit survives" "$ST $(cat /tmp/hog)" "0 survived"
 
 # ---- the cpu quota bites: 50000/100000, 50% of the CPU (the JVM's own CPU time).
-# The same path in memory as in cpu: where they diverge (memory at /) the process sits
-# in a nested v2 leaf that gets no copy of the quota (docs/enforcement.md, "Layout").
+# The same path in memory as in cpu, where the quota is exact: where they diverge
+# (memory at /) it is divided over the leaves by demand (test_divergent.sh).
 jrun /tmp/spin "$UCG" exec -g cpu,cpuacct,memory:/free -- "${JL[@]}" spin 3
 pct=$(sed -n 's/^cpu_pct //p' /tmp/spin)
 # A host too busy to give the guest 65% of a CPU cannot show a 50% quota: skip then.
