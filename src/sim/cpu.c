@@ -160,6 +160,8 @@ void sim_cpu_init(struct sim *s)
 {
 	s->cpu_ev.fire = sim_cpu_bw_fire;
 	s->cpu_last = 0;
+	s->hz = 250;
+	s->cfs_slice = 5 * SIM_MSEC;
 }
 
 /* The index in s->hier[] of the hierarchy carrying ss, -1: looked up once per
@@ -404,13 +406,19 @@ void sim_cpu_update(struct sim *s)
 	if (s->cpu_full || st->q_cfg != s->cfg_writes || st->q_ncgs != s->ncgs || st->q_hi != hi ||
 	    st->bw.flip_lost) {
 		/* the configuration may have changed: quotas and shares read again,
-		 * every group checked */
+		 * every group checked (and every group of the tick model redone when a
+		 * flip could not be noted) */
+		bool lost = st->bw.flip_lost;
+
 		st->bw.flip_lost = false;
 		if (sim_cpu_bw_refresh(s, &st->bw, hi) < 0)
 			goto out;
 		for (i = 0; hi && i < s->ncgs; i++)
-			if (s->cgs[i]->hier == hi)
+			if (s->cgs[i]->hier == hi) {
 				group_check(st, s->cgs[i]);
+				if (lost && s->cgs[i]->brq && st->g_first[i + 1] >= 0)
+					cpu_mark_group(st, (int)i + 1);
+			}
 		st->q_cfg = s->cfg_writes;
 		st->q_ncgs = s->ncgs;
 		st->q_hi = hi;
@@ -418,6 +426,14 @@ void sim_cpu_update(struct sim *s)
 		/* only timers changed throttling since */
 		for (i = 0; i < st->bw.nflip; i++)
 			group_check(st, s->cgs[st->bw.flip[i] - 1]);
+	}
+	/* the tick model throttles one CPU's runqueue at a time, which the group's
+	 * throttled flag does not say: each group named redoes its runqueues */
+	for (i = 0; i < st->bw.nflip; i++) {
+		int idx = st->bw.flip[i];
+
+		if (s->cgs[idx - 1]->brq && st->g_first[idx] >= 0)
+			cpu_mark_group(st, idx);
 	}
 	st->bw.nflip = 0;
 	if (st->gathered && st->bw_nevents && st->bw_nevents == s->nevents &&

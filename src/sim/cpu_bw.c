@@ -33,6 +33,10 @@ static void bw_calc(struct sim_cg *cg)
 {
 	sim_time pend = cg->period_start + cg->period_ns;
 
+	if (cg->brq) {
+		cg->bw_stale = true; /* the tick model's: computed when next asked */
+		return;
+	}
 	cg->bw_next = pend;
 	if (!cg->throttled && cg->rate > 0) {
 		double left = (double)(cg->runtime_left > 0 ? cg->runtime_left : 0);
@@ -57,6 +61,10 @@ void sim_cpu_bw_rate(struct sim *s, struct sim_cg *cg, double a)
 {
 	if (a == cg->rate)
 		return;
+	if (cg->brq) {
+		cg->rate = a; /* the tick model reads the grants per CPU (cpu_tick.c) */
+		return;
+	}
 	if (cg->quota_ns > 0)
 		runtime_settle(s, cg);
 	cg->rate = a;
@@ -70,9 +78,12 @@ static bool refresh_quota(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	size_t i;
 
 	sim_cg_refresh(s, cg);
-	if (cg->quota_ns != cg->q_seen || cg->period_ns != cg->p_seen) {
+	if (cg->quota_ns != cg->q_seen || cg->period_ns != cg->p_seen ||
+	    sim_cpu_tick_needed(s, cg)) {
 		cg->q_seen = cg->quota_ns;
 		cg->p_seen = cg->period_ns;
+		if (cg->brq || s->cpu_tick)
+			sim_cpu_tick_reset(s, bw, cg);
 		if (cg->quota_ns > 0) {
 			/* a new or changed quota starts a fresh period now; it is counted
 			 * when it ends (and only if the group ran in it), as cpu.stat's
@@ -112,9 +123,12 @@ static sim_time next_change(const struct cpu_bw *bw)
 	sim_time best = SIM_TIME_MAX;
 	size_t i;
 
-	for (i = 0; i < bw->nqg; i++)
+	for (i = 0; i < bw->nqg; i++) {
+		if (bw->qg[i]->bw_stale)
+			bw->qg[i]->bw_next = sim_cpu_tick_next(bw->qg[i]);
 		if (bw->qg[i]->bw_next < best && !bw->qg[i]->removed)
 			best = bw->qg[i]->bw_next;
+	}
 	return best;
 }
 
@@ -135,7 +149,7 @@ static void local_throttled(struct sim *s, struct sim_cg *cg, int64_t dur, unsig
 
 /* Notes that cg's throttling changed (the next recompute checks it). Without room
  * to note it, the next recompute checks every group. */
-static void note_flip(struct cpu_bw *bw, struct sim_cg *cg)
+void sim_cpu_bw_flip(struct cpu_bw *bw, struct sim_cg *cg)
 {
 	if (sim_cpu_grow((void **)&bw->flip, &bw->cflip, bw->nflip + 1, sizeof(int)) < 0) {
 		bw->flip_lost = true;
@@ -150,6 +164,8 @@ static bool bandwidth_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 {
 	bool changed = false;
 
+	if (cg->brq)
+		return sim_cpu_tick_event(s, bw, cg);
 	runtime_settle(s, cg);
 	while (s->now >= cg->period_start + cg->period_ns) {
 		int was = cg->throttled;
@@ -162,7 +178,7 @@ static bool bandwidth_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		if (was) {
 			changed = true;
 			cg->throttled = false;
-			note_flip(bw, cg);
+			sim_cpu_bw_flip(bw, cg);
 			/* throttled_time sums the throttled runqueues, one per CPU */
 			cg->throttled_ns += thr * cg->thr_cpus;
 			local_throttled(s, cg, thr, cg->thr_cpus);
@@ -175,7 +191,7 @@ static bool bandwidth_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	if (!cg->throttled && cg->runtime_left <= RUNTIME_EPS && cg->rate > 0) {
 		changed = true;
 		cg->throttled = true;
-		note_flip(bw, cg);
+		sim_cpu_bw_flip(bw, cg);
 		cg->nr_throttled++;
 		cg->throttled_since = s->now;
 		cg->thr_cpus = cg->nr_active ? cg->nr_active : 1;

@@ -9,6 +9,19 @@
 
 #include "sim/sim_impl.h"
 
+/* The tick model's CFS bandwidth state of one group's runqueue on one CPU
+ * (cpu_tick.c), in sim_cg.brq. */
+struct sim_bw_rq {
+	int64_t rem;        /* runtime_remaining, as of since */
+	double a;           /* CPUs its runqueue is granted on this CPU now */
+	sim_time since;
+	sim_time next;      /* the tick at which it next needs runtime, SIM_TIME_MAX */
+	uint64_t seq;       /* while throttled: its place in the throttled list */
+	sim_time thr_since; /* while throttled: since when */
+	bool busy;          /* it had runnable tasks at the last alloc sum */
+	bool thr;
+};
+
 /* The CFS bandwidth state, kept in struct cpu_state (sim_cpu_bw_of). */
 struct cpu_bw {
 	struct sim_cg **qg;  /* the groups with a quota, in tree order (sim_cpu_bw_refresh) */
@@ -218,6 +231,29 @@ int sim_cpu_bw_schedule(struct sim *s, struct cpu_bw *bw);
 /* The CPU timer (s->cpu_ev). */
 void sim_cpu_bw_fire(struct sim *s, struct sim_event_src *src, uint64_t arg);
 void sim_cpu_bw_fini(struct cpu_bw *bw);
+/* Notes that cg's throttling changed (the next recompute redoes the group). */
+void sim_cpu_bw_flip(struct cpu_bw *bw, struct sim_cg *cg);
+
+/* cpu_tick.c: the tick model of CFS bandwidth */
+/* Whether cg's tick state must be (re)made: the model, its quota or the CPU count
+ * changed since it was. */
+bool sim_cpu_tick_needed(const struct sim *s, const struct sim_cg *cg);
+/* A new quota (or model, or CPU count): every runqueue's runtime 0, the pool full,
+ * the throttled unthrottled; the state freed when the group no longer needs one. */
+void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg);
+/* cg's grants per CPU after an alloc sum: each runqueue settles at its old grant;
+ * one that emptied returns its runtime. */
+void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg);
+/* cg's next event: period end, slack timer or a tick a runqueue needs runtime at. */
+sim_time sim_cpu_tick_next(struct sim_cg *cg);
+/* cg's event is due: the period timer, the slack timer, the ticks; true when some
+ * runqueue's throttling changed. */
+bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg);
+/* Whether cg's runqueue on cpu is throttled by the tick model. */
+static inline bool sim_cpu_tick_thr(const struct sim_cg *cg, int cpu)
+{
+	return cg->brq && (unsigned)cpu < cg->brq_n && cg->brq[cpu].thr;
+}
 
 /* cpu_rq.c */
 /* Sizes the state for ntasks tasks, nslots group slots and ncpu CPUs; -ENOMEM. */

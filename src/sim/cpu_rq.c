@@ -371,9 +371,10 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 
 		if (w < MIN_SHARES)
 			w = MIN_SHARES;
-		if (r->first_task < 0 && r->first_child < 0) {
+		if ((r->first_task < 0 && r->first_child < 0) || sim_cpu_tick_thr(g, r->cpu)) {
 			/* empty: its load and d are exact zeros, which its parent's sums
-			 * need not see; off the parent's list, as in a full rebuild */
+			 * need not see; off the parent's list, as in a full rebuild.
+			 * Throttled on this CPU alone (the tick model): dequeued there */
 			if (r->parent >= 0)
 				rq_unlink(st, q);
 		} else if (r->parent < 0) {

@@ -204,6 +204,8 @@ void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
 	for (q = st->g_first[cg->id + 1]; q >= 0; q = st->rq[q].next_of_cg)
 		a += st->rq[q].a;
 	cg->alloc = a;
+	if (cg->brq)
+		sim_cpu_tick_rates(s, st, cg);
 	sim_cpu_bw_rate(s, cg, a);
 }
 

@@ -282,6 +282,20 @@ static int ex_set(struct sim *s, struct sim_cmd *c)
 		s->sample_every = t;
 	else if (!strcmp(c->argv[1], "swap") && sim_parse_size(c->argv[2], &v) == 0)
 		s->swap_pages = v / SIM_PAGE;
+	else if (!strcmp(c->argv[1], "cpu_model") || !strcmp(c->argv[1], "hz") ||
+		 !strcmp(c->argv[1], "cfs_slice")) {
+		sim_cpu_settle(s);
+		if (!strcmp(c->argv[1], "cpu_model"))
+			s->cpu_tick = !strcmp(c->argv[2], "tick");
+		else if (!strcmp(c->argv[1], "hz") &&
+			 sim_parse_uint(c->argv[2], 10000, &v) == 0)
+			s->hz = (unsigned)v;
+		else
+			s->cfs_slice = t;
+		/* every quota is read again: a model change restarts its periods */
+		s->cfg_writes++;
+		s->cpu_dirty = true;
+	}
 	return 0;
 }
 

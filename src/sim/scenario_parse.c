@@ -12,7 +12,8 @@
  *     echo WORDS... > PATH       cat PATH        tc ARGS...      (the ntc model)
  *   the machine
  *     cpus N                     memory SIZE     set KEY VALUE   (dirty_ratio,
- *     dirty_background_ratio, dirty_expire, writeback_interval, sample, swap)
+ *     dirty_background_ratio, dirty_expire, writeback_interval, sample, swap;
+ *     cpu_model fluid|tick, hz N, cfs_slice TIME: CFS bandwidth, cpu_tick.c)
  *     device NAME MAJ:MIN [bps=SIZE] [iops=N]
  *     md NAME legs=DEV[,DEV...] [helper=TASK] [cpu=TIME] [major=MAJ:MIN]
  *     file NAME dev=DEV          iface NAME rate=RATE
@@ -326,6 +327,30 @@ static int ck_set(int argc, char **argv, char *why, size_t n)
 
 		if (sim_parse_size(argv[1], &v) < 0 || v > (64ull << 30)) {
 			snprintf(why, n, "bad swap size '%s' (0..64G)", argv[1]);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(argv[0], "cpu_model")) {
+		if (strcmp(argv[1], "fluid") && strcmp(argv[1], "tick")) {
+			snprintf(why, n, "bad CPU model '%s' (fluid or tick)", argv[1]);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(argv[0], "hz")) {
+		uint64_t v;
+
+		if (sim_parse_uint(argv[1], 10000, &v) < 0 || v < 10) {
+			snprintf(why, n, "bad HZ '%s' (10..10000)", argv[1]);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(argv[0], "cfs_slice")) {
+		/* sched_cfs_bandwidth_slice_us: 1 us or more */
+		if (sim_parse_time(argv[1], &t) < 0 || t < SIM_USEC || t > SIM_SEC) {
+			snprintf(why, n, "bad slice '%s' (1us..1s)", argv[1]);
 			return -EINVAL;
 		}
 		return 0;

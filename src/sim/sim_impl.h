@@ -85,6 +85,17 @@ struct sim_cg {
 	double alloc, rate;     /* CPUs granted: summed over its runqueues, and current */
 	sim_time rt_since;      /* runtime_left is as of this instant (used at rate since) */
 	sim_time bw_next;       /* its next period end or quota exhaustion (cpu_bw.c) */
+	/* the tick model's CFS bandwidth (cpu_tick.c), while it has a quota there: the
+	 * global pool, one runqueue's slice state per CPU, the period timer's state */
+	struct sim_bw_rq *brq;  /* [brq_n], NULL in the fluid model */
+	unsigned brq_n;
+	int64_t pool;           /* cfs_b->runtime */
+	bool bw_active, bw_idle; /* the period timer runs; no runtime taken this period */
+	bool bw_stale;          /* bw_next to be computed again from brq */
+	unsigned nthr;          /* runqueues throttled now */
+	uint64_t thr_seq;       /* throttling order (distribution goes oldest first) */
+	sim_time slack_at;      /* the slack timer, SIM_TIME_MAX: not armed */
+	int64_t thr_told;       /* throttled_ns already told to the controller */
 
 	/* block model (blk.c): per-device throttle clock and fair-queue virtual time */
 	sim_time thr_next[SIM_MAX_DEV];
@@ -352,6 +363,11 @@ struct sim {
 	struct sim_event_src cpu_ev;
 	uint64_t cpu_gen;
 	int64_t idle_ns;
+	/* `set cpu_model tick`: CFS bandwidth by slices taken at scheduler ticks
+	 * (cpu_tick.c) instead of the fluid exact quota; `set hz`, `set cfs_slice` */
+	bool cpu_tick;
+	unsigned hz;
+	sim_time cfs_slice;
 	void *cpu_state; /* struct cpu_state (cpu_impl.h), kept across updates */
 	/* Tests: cpu_full makes every recompute a full one, from scratch: every
 	 * runnable task gathered afresh, every runqueue rebuilt, every CPU shared again

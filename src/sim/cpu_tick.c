@@ -1,0 +1,371 @@
+/* sim/cpu_tick.c — the CPU model's tick model of CFS bandwidth (`set cpu_model tick`):
+ * a group's quota is a global pool that each CPU's runqueue of the group draws from in
+ * slices, and what a runqueue has overrun is noticed only at a scheduler tick, as the
+ * kernel does it (kernel/sched/fair.c, 6.x: account_cfs_rq_runtime,
+ * __assign_cfs_rq_runtime, do_sched_cfs_period_timer, distribute_cfs_runtime,
+ * return_cfs_rq_runtime, do_sched_cfs_slack_timer). The fluid model (cpu_bw.c) stays
+ * the default; this one is chosen per scenario and replaces it for every group with a
+ * quota. The rates themselves are still the fluid shares of cpu_share.c: what this
+ * file decides is on which CPUs a group's runqueue is throttled, and when.
+ *
+ * Model. Ticks fall at k·T on every CPU, T = 1 s / HZ (`set hz`, default 250: 4 ms).
+ * A group G with quota q per period p has a pool (cfs_b->runtime) and, on each CPU c,
+ * runtime_remaining R_c, which its runqueue there uses at its grant a_c (the CPUs the
+ * water-filling gives G's entity on c; R_c is settled, rounded to whole ns, whenever
+ * a_c changes and at each of G's events). The kernel charges R_c in update_curr, and
+ * for a busy loop that runs at the tick; so R_c may go below zero between two ticks
+ * (the overrun, at most a_c·T) and at the first tick t with R_c(t) <= 0:
+ *         need = slice - R_c,   got = min(pool, need),   pool -= got,  R_c += got
+ * (slice: `set cfs_slice`, default 5 ms, sched_cfs_bandwidth_slice_us). If R_c is
+ * still <= 0 the runqueue is throttled on c alone: it leaves its parent's runqueue
+ * there (cpu_rq.c), its tasks there get nothing, the group's other CPUs run on what
+ * they hold. A tick at which R_c > 0 does nothing, so the model schedules only the
+ * ticks that matter: the first tick at or after R_c runs out at a_c,
+ *         t = ceil((since + ceil(R_c / a_c)) / T) · T.
+ * Period timer (at each p from the instant the quota was set): while it runs, it
+ * counts nr_periods, refills pool = q (unused pool is lost; what runqueues hold is
+ * kept, the kernel dropped slice expiry in 5.4), and if runqueues are throttled,
+ * counts nr_throttled and hands each, oldest throttled first, -R_c + 1 ns from the
+ * pool (its debt: the overrun is paid from the next period) until the pool is empty;
+ * one that gets above zero is unthrottled. The timer stops at a period in which no
+ * runtime was taken and nothing was throttled, and starts again at the next draw,
+ * keeping its phase (start_cfs_bandwidth), so an idle group counts no periods.
+ * Return: when a runqueue of G loses its last runnable task, it keeps 1 ms
+ * (min_cfs_rq_runtime) and gives the rest of R_c back to the pool; if then the pool
+ * holds more than a slice and runqueues are throttled, the slack timer hands it out
+ * 5 ms later, unless the period ends within 7 ms (2 ms when it fires).
+ * cpu.stat: nr_periods and nr_throttled as above, per period; throttled_time sums
+ * each runqueue's throttled stretch when it ends (the kernel's throttled_clock), told
+ * to the controller with the next throttled period; cpu.stat.local grows by the same
+ * stretch for G and for each descendant with runnable tasks on that CPU.
+ * Example (test_sim_cpu_tick.c): q = 2 ms, p = 10 ms, one busy task on one CPU, T = 4
+ * ms, slice 5 ms. At the first tick (4 ms) R = -4 ms: it needs 9 ms, gets the pool's
+ * 2 ms, R = -2 ms: throttled at 4 ms, having run 4 ms. At 10 ms the refill's 2 ms
+ * just pay the debt (R = 0: still throttled; nr_throttled 1, 2); at 20 ms R = 1 ns,
+ * unthrottled, it runs to the tick at 24 ms and is throttled there with R = -2 ms
+ * again: 4 ms every 20 ms, 0.2 CPU on average as the fluid model's 2 ms every 10 ms,
+ * but in runs of whole ticks, and every period counts as throttled.
+ *
+ * Limits. The ticks of all CPUs are aligned (the kernel's default, no skew_tick).
+ * Within a tick a runqueue runs at its fluid grant a_c, not in whole slices of the
+ * tasks it shares the CPU with, so a group sharing a CPU uses its runtime at its
+ * average rate between ticks. update_curr also runs at wake-ups, sleeps and
+ * preemptions; the model notices only at ticks (right for busy loops, late by up to a
+ * tick for tasks that sleep often). A throttled runqueue keeps its weight in its
+ * group's Σ load (the kernel's PELT average decays over the throttled stretch).
+ * Runtime returns only when the water-filling re-sums the group (a runqueue that was
+ * getting nothing when it emptied gives nothing back). cfs_burst_us is not modelled.
+ * Work per event: each CPU's slot of the group that has an event due, and a look at
+ * all of them for the group's next event; a throttle or unthrottle changes the rates
+ * on one CPU, and all those due at one tick are recomputed together.
+ */
+#include "sim/cpu_impl.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "controllers/charge.h"
+
+#define MIN_CFS_RQ_RUNTIME SIM_MSEC         /* kept at a return (min_cfs_rq_runtime) */
+#define SLACK_PERIOD (5 * SIM_MSEC)         /* cfs_bandwidth_slack_period */
+#define MIN_BW_EXPIRATION (2 * SIM_MSEC)    /* min_bandwidth_expiration */
+
+static sim_time tick_ns(const struct sim *s)
+{
+	return SIM_SEC / (s->hz ? s->hz : 250);
+}
+
+/* The first tick at or after t */
+static sim_time tick_ceil(const struct sim *s, sim_time t)
+{
+	sim_time T = tick_ns(s);
+
+	return t <= 0 ? 0 : (t + T - 1) / T * T;
+}
+
+/* What b's runqueue used since b->since, at b->a, off R_c (rounded to whole ns). */
+static void rq_settle(struct sim *s, struct sim_bw_rq *b)
+{
+	sim_time dt = s->now - b->since;
+
+	b->since = s->now;
+	if (dt > 0 && b->a > 0)
+		b->rem -= (int64_t)(b->a * (double)dt + 0.5);
+}
+
+/* The tick at which b's runqueue next needs runtime (SIM_TIME_MAX: none). */
+static sim_time rq_next(const struct sim *s, const struct sim_bw_rq *b)
+{
+	sim_time te = b->since;
+
+	if (b->thr || b->a <= 0)
+		return SIM_TIME_MAX;
+	if (b->rem > 0) {
+		double left = (double)b->rem;
+		sim_time d = (sim_time)(left / b->a);
+
+		if ((double)d * b->a < left)
+			d++;
+		if (d > SIM_TIME_MAX / 4)
+			return SIM_TIME_MAX;
+		te += d;
+	}
+	return tick_ceil(s, te);
+}
+
+bool sim_cpu_tick_needed(const struct sim *s, const struct sim_cg *cg)
+{
+	if (!s->cpu_tick || cg->quota_ns <= 0)
+		return cg->brq != NULL;
+	return !cg->brq || cg->brq_n != s->nr_cpus;
+}
+
+/* cg's cpu.stat.local, and its descendants' with runnable tasks on cpu, grow by dur */
+static void local_add(struct sim *s, struct cpu_state *st, struct sim_cg *cg, unsigned cpu,
+		      int64_t dur, bool self)
+{
+	size_t i;
+
+	if (!self) {
+		int q = st && cg->id + 1 < (int)st->nslots ? st->g_first[cg->id + 1] : -1;
+
+		for (; q >= 0 && st->rq[q].cpu < (int)cpu; q = st->rq[q].next_of_cg)
+			;
+		if (q < 0 || st->rq[q].cpu != (int)cpu || !(st->rq[q].d > 0))
+			return;
+	}
+	cg->local_throttled_ns += dur;
+	ucg_cpu_account_local(cg->ucg, (uint64_t)dur);
+	for (i = 0; i < cg->nchildren; i++)
+		local_add(s, st, cg->children[i], cpu, dur, false);
+}
+
+static void rq_unthrottle(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg, unsigned c)
+{
+	struct sim_bw_rq *b = &cg->brq[c];
+	int64_t dur = s->now - b->thr_since;
+
+	b->thr = false;
+	cg->nthr--;
+	b->since = s->now;
+	cg->throttled_ns += dur;
+	local_add(s, s->cpu_state, cg, c, dur, true);
+	sim_cpu_bw_flip(bw, cg);
+	b->next = rq_next(s, b);
+	cg->bw_stale = true;
+}
+
+/* distribute_cfs_runtime: the throttled runqueues, oldest first, get their debt and
+ * 1 ns while the pool lasts; true when one was unthrottled. */
+static bool distribute(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
+{
+	bool changed = false;
+
+	while (cg->nthr && cg->pool > 0) {
+		struct sim_bw_rq *b;
+		unsigned c, best = cg->brq_n;
+		int64_t got;
+
+		for (c = 0; c < cg->brq_n; c++)
+			if (cg->brq[c].thr && (best == cg->brq_n || cg->brq[c].seq < cg->brq[best].seq))
+				best = c;
+		if (best == cg->brq_n)
+			break;
+		b = &cg->brq[best];
+		got = -b->rem + 1;
+		if (got > cg->pool)
+			got = cg->pool;
+		cg->pool -= got;
+		b->rem += got;
+		if (b->rem <= 0)
+			break; /* the pool is empty: it stays throttled */
+		rq_unthrottle(s, bw, cg, best);
+		changed = true;
+	}
+	return changed;
+}
+
+void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
+{
+	struct cpu_state *st = s->cpu_state;
+	unsigned c;
+
+	for (c = 0; cg->brq && c < cg->brq_n; c++)
+		if (cg->brq[c].thr)
+			rq_unthrottle(s, bw, cg, c);
+	if (!s->cpu_tick || cg->quota_ns <= 0) {
+		ucg_free(cg->brq);
+		cg->brq = NULL;
+		cg->brq_n = 0;
+		return;
+	}
+	if (cg->brq_n != s->nr_cpus) {
+		struct sim_bw_rq *v = ucg_realloc(cg->brq, s->nr_cpus * sizeof(*v));
+
+		if (!v) {
+			bw->flip_lost = true; /* tried again at the next recompute */
+			return;
+		}
+		cg->brq = v;
+		cg->brq_n = s->nr_cpus;
+		for (c = 0; c < cg->brq_n; c++)
+			memset(&cg->brq[c], 0, sizeof(cg->brq[c]));
+	}
+	/* tg_set_cfs_bandwidth: every runqueue's runtime to 0, the pool full, the timer
+	 * started; the grants are read again by the next alloc sum */
+	for (c = 0; c < cg->brq_n; c++) {
+		cg->brq[c].rem = 0;
+		cg->brq[c].since = s->now;
+		cg->brq[c].next = rq_next(s, &cg->brq[c]);
+	}
+	cg->pool = cg->quota_ns;
+	cg->bw_active = true;
+	cg->bw_idle = false;
+	cg->nthr = 0;
+	cg->slack_at = SIM_TIME_MAX;
+	cg->bw_stale = true;
+	if (st && cg->id + 1 < (int)st->nslots)
+		cpu_mark_alloc(st, cg->id + 1);
+}
+
+/* return_cfs_rq_runtime: b's runqueue emptied; all but 1 ms goes back to the pool. */
+static void rq_return(struct sim *s, struct sim_cg *cg, struct sim_bw_rq *b)
+{
+	int64_t slack = b->rem - MIN_CFS_RQ_RUNTIME;
+	sim_time pend = cg->period_start + cg->period_ns;
+
+	if (slack <= 0)
+		return;
+	cg->pool += slack;
+	b->rem -= slack;
+	if (cg->pool > s->cfs_slice && cg->nthr && cg->slack_at == SIM_TIME_MAX &&
+	    pend - s->now >= SLACK_PERIOD + MIN_BW_EXPIRATION) {
+		cg->slack_at = s->now + SLACK_PERIOD;
+		cg->bw_stale = true;
+	}
+}
+
+void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
+{
+	int q = st->g_first[cg->id + 1];
+	unsigned c;
+
+	for (c = 0; c < cg->brq_n; c++) {
+		struct sim_bw_rq *b = &cg->brq[c];
+		double a = 0;
+		bool busy = false;
+
+		for (; q >= 0 && st->rq[q].cpu < (int)c; q = st->rq[q].next_of_cg)
+			;
+		if (q >= 0 && st->rq[q].cpu == (int)c) {
+			a = st->rq[q].a;
+			busy = st->rq[q].d > 0;
+		}
+		if (a != b->a) {
+			rq_settle(s, b);
+			b->a = a;
+			b->next = rq_next(s, b);
+			cg->bw_stale = true;
+		}
+		if (b->busy && !busy && !b->thr) {
+			rq_settle(s, b);
+			rq_return(s, cg, b);
+			b->next = rq_next(s, b);
+			cg->bw_stale = true;
+		}
+		b->busy = busy;
+	}
+}
+
+sim_time sim_cpu_tick_next(struct sim_cg *cg)
+{
+	sim_time best = cg->period_start + cg->period_ns;
+	unsigned c;
+
+	if (cg->slack_at < best)
+		best = cg->slack_at;
+	for (c = 0; c < cg->brq_n; c++)
+		if (cg->brq[c].next < best)
+			best = cg->brq[c].next;
+	cg->bw_stale = false;
+	return best;
+}
+
+/* The period timer's expiry (do_sched_cfs_period_timer); true when rates change. */
+static bool period_fire(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
+{
+	bool changed = false, throttled = cg->nthr > 0;
+	int64_t thr;
+
+	cg->period_start += cg->period_ns;
+	cg->pool = cg->quota_ns;
+	if (!cg->bw_active)
+		return false;
+	cg->nr_periods++;
+	if (!throttled) {
+		if (cg->bw_idle)
+			cg->bw_active = false; /* stops; the next draw starts it */
+		cg->bw_idle = true;
+		ucg_cpu_account_period(cg->ucg, 0, 0, 0);
+		return false;
+	}
+	cg->nr_throttled++;
+	changed = distribute(s, bw, cg);
+	cg->bw_idle = false;
+	thr = cg->throttled_ns - cg->thr_told;
+	cg->thr_told = cg->throttled_ns;
+	ucg_cpu_account_period(cg->ucg, 1, (uint64_t)thr, 0);
+	return changed;
+}
+
+/* A tick at which b's runqueue has used up its runtime: it draws a slice and its
+ * overrun from the pool, or is throttled. True when throttled. */
+static bool rq_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg, unsigned c)
+{
+	struct sim_bw_rq *b = &cg->brq[c];
+
+	rq_settle(s, b);
+	if (b->rem <= 0) {
+		int64_t need = s->cfs_slice - b->rem, got = need < cg->pool ? need : cg->pool;
+
+		cg->bw_active = true; /* start_cfs_bandwidth, at its phase */
+		if (got > 0) {
+			cg->pool -= got;
+			b->rem += got;
+			cg->bw_idle = false;
+		}
+	}
+	if (b->rem > 0) {
+		b->next = rq_next(s, b);
+		return false;
+	}
+	b->thr = true;
+	b->seq = ++cg->thr_seq;
+	b->thr_since = s->now;
+	b->next = SIM_TIME_MAX;
+	cg->nthr++;
+	sim_cpu_bw_flip(bw, cg);
+	return true;
+}
+
+bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
+{
+	bool changed = false;
+	unsigned c;
+
+	/* the period timer first: a tick at the same instant draws on the new pool */
+	while (s->now >= cg->period_start + cg->period_ns)
+		changed |= period_fire(s, bw, cg);
+	if (cg->slack_at <= s->now) {
+		cg->slack_at = SIM_TIME_MAX;
+		if (cg->pool > s->cfs_slice &&
+		    cg->period_start + cg->period_ns - s->now >= MIN_BW_EXPIRATION)
+			changed |= distribute(s, bw, cg);
+	}
+	for (c = 0; c < cg->brq_n; c++)
+		if (cg->brq[c].next <= s->now)
+			changed |= rq_tick(s, bw, cg, c);
+	cg->bw_stale = true;
+	return changed;
+}
