@@ -416,8 +416,10 @@ void sim_cpu_update(struct sim *s)
 		for (i = 0; hi && i < s->ncgs; i++)
 			if (s->cgs[i]->hier == hi) {
 				group_check(st, s->cgs[i]);
-				if (lost && s->cgs[i]->brq && st->g_first[i + 1] >= 0)
+				if (lost && s->cgs[i]->tick_flip && st->g_first[i + 1] >= 0)
 					cpu_mark_group(st, (int)i + 1);
+				if (lost)
+					s->cgs[i]->tick_flip = false;
 			}
 		st->q_cfg = s->cfg_writes;
 		st->q_ncgs = s->ncgs;
@@ -432,8 +434,9 @@ void sim_cpu_update(struct sim *s)
 	for (i = 0; i < st->bw.nflip; i++) {
 		int idx = st->bw.flip[i];
 
-		if (s->cgs[idx - 1]->brq && st->g_first[idx] >= 0)
+		if (s->cgs[idx - 1]->tick_flip && st->g_first[idx] >= 0)
 			cpu_mark_group(st, idx);
+		s->cgs[idx - 1]->tick_flip = false;
 	}
 	st->bw.nflip = 0;
 	if (st->gathered && st->bw_nevents && st->bw_nevents == s->nevents &&

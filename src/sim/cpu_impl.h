@@ -18,7 +18,6 @@ struct sim_bw_rq {
 	sim_time next;      /* the tick at which it next needs runtime, SIM_TIME_MAX */
 	uint64_t seq;       /* while throttled: its place in the throttled list */
 	sim_time thr_since; /* while throttled: since when */
-	bool busy;          /* it had runnable tasks at the last alloc sum */
 	bool thr;
 };
 

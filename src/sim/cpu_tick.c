@@ -16,7 +16,9 @@
  * for a busy loop that runs at the tick; so R_c may go below zero between two ticks
  * (the overrun, at most a_c·T) and at the first tick t with R_c(t) <= 0:
  *         need = slice - R_c,   got = min(pool, need),   pool -= got,  R_c += got
- * (slice: `set cfs_slice`, default 5 ms, sched_cfs_bandwidth_slice_us). If R_c is
+ * (slice: `set cfs_slice`, default 5 ms, sched_cfs_bandwidth_slice_us), and the same
+ * at once when a runqueue with R_c <= 0 starts running (check_enqueue_throttle: a new
+ * quota sets every R_c to 0, so the first CPU to run takes a slice). If R_c is
  * still <= 0 the runqueue is throttled on c alone: it leaves its parent's runqueue
  * there (cpu_rq.c), its tasks there get nothing, the group's other CPUs run on what
  * they hold. A tick at which R_c > 0 does nothing, so the model schedules only the
@@ -37,14 +39,17 @@
  * cpu.stat: nr_periods and nr_throttled as above, per period; throttled_time sums
  * each runqueue's throttled stretch when it ends (the kernel's throttled_clock), told
  * to the controller with the next throttled period; cpu.stat.local grows by the same
- * stretch for G and for each descendant with runnable tasks on that CPU.
- * Example (test_sim_cpu_tick.c): q = 2 ms, p = 10 ms, one busy task on one CPU, T = 4
- * ms, slice 5 ms. At the first tick (4 ms) R = -4 ms: it needs 9 ms, gets the pool's
- * 2 ms, R = -2 ms: throttled at 4 ms, having run 4 ms. At 10 ms the refill's 2 ms
- * just pay the debt (R = 0: still throttled; nr_throttled 1, 2); at 20 ms R = 1 ns,
- * unthrottled, it runs to the tick at 24 ms and is throttled there with R = -2 ms
+ * stretch for G and for each descendant with runnable tasks on that CPU (for G alone
+ * when a quota change ends the stretch).
+ * Example (test_sim_cpu_tick.c): q = 2 ms, p = 10 ms, one busy task on one CPU from 0,
+ * T = 4 ms, slice 5 ms. At 0 it draws the pool's 2 ms; the 4 ms tick finds R = -2 ms
+ * and an empty pool: throttled, having run 4 ms. At 10 ms the refill's 2 ms just pay
+ * the debt (R = 0: still throttled; periods 1 and 2 count as throttled); at 20 ms R =
+ * 1 ns, unthrottled, it runs to the 24 ms tick and is throttled there with R = -2 ms
  * again: 4 ms every 20 ms, 0.2 CPU on average as the fluid model's 2 ms every 10 ms,
- * but in runs of whole ticks, and every period counts as throttled.
+ * but in runs of whole ticks. Two tasks pinned to two CPUs under 5 ms / 100 ms: the
+ * first to run draws the whole pool as its slice and runs to the 8 ms tick, the
+ * other is throttled at once (the fluid model runs both for 2.5 ms).
  *
  * Limits. The ticks of all CPUs are aligned (the kernel's default, no skew_tick).
  * Within a tick a runqueue runs at its fluid grant a_c, not in whole slices of the
@@ -53,8 +58,8 @@
  * preemptions; the model notices only at ticks (right for busy loops, late by up to a
  * tick for tasks that sleep often). A throttled runqueue keeps its weight in its
  * group's Σ load (the kernel's PELT average decays over the throttled stretch).
- * Runtime returns only when the water-filling re-sums the group (a runqueue that was
- * getting nothing when it emptied gives nothing back). cfs_burst_us is not modelled.
+ * Runtime returns only where the runqueue's grant drops to 0 as it empties (one that
+ * was getting nothing when it emptied, its parent throttled, gives nothing back). cfs_burst_us is not modelled.
  * Work per event: each CPU's slot of the group that has an event due, and a look at
  * all of them for the group's next event; a throttle or unthrottle changes the rates
  * on one CPU, and all those due at one tick are recomputed together.
@@ -141,7 +146,11 @@ static void local_add(struct sim *s, struct cpu_state *st, struct sim_cg *cg, un
 		local_add(s, st, cg->children[i], cpu, dur, false);
 }
 
-static void rq_unthrottle(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg, unsigned c)
+/* b's stretch ends: the group's throttled_time and cpu.stat.local grow by it, and
+ * with subtree, each descendant's with runnable tasks there (not at a quota change,
+ * where the runqueues may just have been dropped for a full recompute) */
+static void rq_unthrottle(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg, unsigned c,
+			  bool subtree)
 {
 	struct sim_bw_rq *b = &cg->brq[c];
 	int64_t dur = s->now - b->thr_since;
@@ -150,7 +159,13 @@ static void rq_unthrottle(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg, u
 	cg->nthr--;
 	b->since = s->now;
 	cg->throttled_ns += dur;
-	local_add(s, s->cpu_state, cg, c, dur, true);
+	if (subtree) {
+		local_add(s, s->cpu_state, cg, c, dur, true);
+	} else {
+		cg->local_throttled_ns += dur;
+		ucg_cpu_account_local(cg->ucg, (uint64_t)dur);
+	}
+	cg->tick_flip = true;
 	sim_cpu_bw_flip(bw, cg);
 	b->next = rq_next(s, b);
 	cg->bw_stale = true;
@@ -180,7 +195,7 @@ static bool distribute(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		b->rem += got;
 		if (b->rem <= 0)
 			break; /* the pool is empty: it stays throttled */
-		rq_unthrottle(s, bw, cg, best);
+		rq_unthrottle(s, bw, cg, best, true);
 		changed = true;
 	}
 	return changed;
@@ -193,7 +208,7 @@ void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 
 	for (c = 0; cg->brq && c < cg->brq_n; c++)
 		if (cg->brq[c].thr)
-			rq_unthrottle(s, bw, cg, c);
+			rq_unthrottle(s, bw, cg, c, false);
 	if (!s->cpu_tick || cg->quota_ns <= 0) {
 		ucg_free(cg->brq);
 		cg->brq = NULL;
@@ -262,19 +277,22 @@ void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
 			a = st->rq[q].a;
 			busy = st->rq[q].d > 0;
 		}
-		if (a != b->a) {
-			rq_settle(s, b);
-			b->a = a;
-			b->next = rq_next(s, b);
-			cg->bw_stale = true;
-		}
-		if (b->busy && !busy && !b->thr) {
-			rq_settle(s, b);
+		if (a == b->a)
+			continue;
+		rq_settle(s, b);
+		/* it stopped running because it has nothing left to run here: emptied.
+		 * Seen only where its grant changes, which an incremental recompute
+		 * sees as a full one does (a runqueue that got nothing when it emptied
+		 * keeps its runtime) */
+		if (b->a > 0 && a == 0 && !busy && !b->thr)
 			rq_return(s, cg, b);
+		/* enqueued with no runtime (check_enqueue_throttle): it draws now, not
+		 * at the next tick */
+		b->next = b->a == 0 && a > 0 && b->rem <= 0 && !b->thr ? s->now : SIM_TIME_MAX;
+		b->a = a;
+		if (b->next == SIM_TIME_MAX)
 			b->next = rq_next(s, b);
-			cg->bw_stale = true;
-		}
-		b->busy = busy;
+		cg->bw_stale = true;
 	}
 }
 
@@ -345,6 +363,7 @@ static bool rq_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg, unsigne
 	b->thr_since = s->now;
 	b->next = SIM_TIME_MAX;
 	cg->nthr++;
+	cg->tick_flip = true;
 	sim_cpu_bw_flip(bw, cg);
 	return true;
 }

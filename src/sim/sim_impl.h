@@ -92,6 +92,7 @@ struct sim_cg {
 	int64_t pool;           /* cfs_b->runtime */
 	bool bw_active, bw_idle; /* the period timer runs; no runtime taken this period */
 	bool bw_stale;          /* bw_next to be computed again from brq */
+	bool tick_flip;         /* a runqueue's throttling changed since the last recompute */
 	unsigned nthr;          /* runqueues throttled now */
 	uint64_t thr_seq;       /* throttling order (distribution goes oldest first) */
 	sim_time slack_at;      /* the slack timer, SIM_TIME_MAX: not armed */

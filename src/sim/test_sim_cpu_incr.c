@@ -499,10 +499,45 @@ static void test_random_scenarios(void)
 	T_CHECK(ran >= nseeds - nseeds / 20);
 }
 
+/* The same random scenarios under the tick model of CFS bandwidth (cpu_tick.c),
+ * whose runqueues throttle one CPU at a time */
+static void test_random_tick(void)
+{
+	unsigned seed, ran = 0, nseeds = 100;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us") || !ts_has_file("freezer", "/freezer.state") ||
+	    !ts_has_file("cpuset", "/cpuset.effective_cpus"))
+		T_SKIP("cpu, freezer or cpuset files not served yet");
+	for (seed = 1; seed <= nseeds; seed++) {
+		struct gen g;
+		struct ucg_buf b;
+		char name[48];
+
+		gen_scenario(&g, seed);
+		ucg_buf_init(&b);
+		ucg_buf_puts(&b, "set cpu_model tick\n");
+		ucg_buf_append(&b, g.b.data, g.b.len);
+		snprintf(name, sizeof(name), "tick: random seed %u", seed);
+		if (same_both_ways(name, b.data, b.len) == 0)
+			ran++;
+		if (getenv("SIM_INCR_DUMP") && (unsigned)atoi(getenv("SIM_INCR_DUMP")) == seed) {
+			FILE *f = fopen("/tmp/wt-tick/dump.ucg", "w");
+
+			fwrite(b.data, 1, b.len, f);
+			fclose(f);
+		}
+		ucg_buf_fini(&b);
+		ucg_buf_fini(&g.b);
+	}
+	printf("# %u random tick-model scenarios ran to the end\n", ran);
+	T_CHECK(ran >= nseeds - nseeds / 20);
+}
+
 int main(void)
 {
 	T_RUN(test_shipped_scenarios);
 	T_RUN(test_many_quota_groups);
 	T_RUN(test_random_scenarios);
+	T_RUN(test_random_tick);
 	return t_done();
 }

@@ -1,0 +1,252 @@
+/* sim/test_sim_cpu_tick.c — the tick model of CFS bandwidth (cpu_tick.c) against
+ * hand-traced kernel behaviour: a quota exhausted is noticed at the next tick, runtime
+ * is drawn per CPU in slices, the overrun is a debt paid from the next period,
+ * nr_throttled counts periods, an emptied runqueue gives back all but 1 ms, an idle
+ * group's period timer stops; and the incremental recompute is the full one there too. */
+#include "sim/cpu_impl.h"
+#include "sim/test_sim.h"
+
+#define MS SIM_MSEC
+
+/* one group q with quota/period (us) and busy tasks x (and y) in it */
+#define HEAD(cpus, period, quota)                                                      \
+	"set cpu_model tick\ncpus " cpus "\nmount -o cpu,cpuacct cpu\nmkdir cpu/q\n"   \
+	"echo " period " > cpu/q/cpu.cfs_period_us\necho " quota                       \
+	" > cpu/q/cpu.cfs_quota_us\nspawn x\necho $x > cpu/q/cgroup.procs\n"
+
+static int64_t task_ns(struct sim *s, const char *name)
+{
+	return sim_task_by_name(s, name)->cpu_ns;
+}
+
+static void test_throttled_at_tick(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+	struct sim_cg *cg;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet");
+	/* 2 ms per 10 ms, one CPU, HZ 250, slice 5 ms: the pool's 2 ms drawn at once,
+	 * the 4 ms tick finds 4 ms used and the pool empty: throttled with a 2 ms debt
+	 * (the fluid model stops at 2 ms exactly) */
+	s = ts_run(HEAD("1", "10000", "2000") "busy x\nrun 9ms\n", 0, SIM_CHARGING_KERNEL, &r,
+		   &err);
+	T_EQ_INT(r, 0);
+	sim_cpu_settle(s);
+	T_EQ_INT(task_ns(s, "x"), 4 * MS);
+	cg = ts_cg(s, "cpu", "/q");
+	T_EQ_INT(cg->nthr, 1);
+	T_EQ_INT(cg->brq[0].rem, -2 * MS);
+	sim_free(s);
+	/* the 10 ms refill only pays the debt (R = 0: still throttled), the 20 ms one
+	 * unthrottles it with 1 ns, and the 24 ms tick throttles it again: 8 ms by 30
+	 * ms, every period counted as throttled */
+	s = ts_run(HEAD("1", "10000", "2000") "busy x\nrun 30ms\n", 0, SIM_CHARGING_KERNEL, &r,
+		   &err);
+	T_EQ_INT(r, 0);
+	sim_cpu_settle(s);
+	T_EQ_INT(task_ns(s, "x"), 8 * MS);
+	cg = ts_cg(s, "cpu", "/q");
+	T_EQ_INT(cg->nr_periods, 3);
+	T_EQ_INT(cg->nr_throttled, 3);
+	/* throttled 4..20 ms and 24..30 (still on): 16 ms counted so far */
+	T_EQ_INT(cg->throttled_ns, 16 * MS);
+	sim_free(s);
+	/* over a second: 0.2 CPU, as the quota says */
+	s = ts_run(HEAD("1", "10000", "2000") "busy x\nrun 1s\n", 0, SIM_CHARGING_KERNEL, &r,
+		   &err);
+	T_EQ_INT(r, 0);
+	T_NEAR((double)task_ns(s, "x") / SIM_SEC, 0.2, 0.005);
+	T_EQ_INT(ts_cg(s, "cpu", "/q")->nr_throttled, ts_cg(s, "cpu", "/q")->nr_periods);
+	sim_free(s);
+}
+
+static void test_slices_per_cpu(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet");
+	/* 5 ms per 100 ms, two busy tasks pinned to CPU 0 and CPU 1: CPU 0's runqueue
+	 * starts first and draws the whole pool (a 5 ms slice), CPU 1's gets nothing and
+	 * is throttled at once; CPU 0 runs on to the 8 ms tick. The fluid model runs
+	 * both to 2.5 ms. */
+	s = ts_run(HEAD("2", "100000", "5000") "spawn y\necho $y > cpu/q/cgroup.procs\n"
+						"taskset x 0\ntaskset y 1\nbusy x\nbusy y\nrun 50ms\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	sim_cpu_settle(s);
+	T_EQ_INT(task_ns(s, "x"), 8 * MS);
+	T_EQ_INT(task_ns(s, "y"), 0);
+	T_EQ_INT(ts_cg(s, "cpu", "/q")->nthr, 2);
+	sim_free(s);
+	/* the 100 ms refill unthrottles both, oldest first (y: 1 ns, x: its 3 ms debt
+	 * and 1 ns); each runs to the 104 ms tick, y takes the last 2 ms, and both are
+	 * throttled there */
+	s = ts_run(HEAD("2", "100000", "5000") "spawn y\necho $y > cpu/q/cgroup.procs\n"
+						"taskset x 0\ntaskset y 1\nbusy x\nbusy y\nrun 150ms\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	sim_cpu_settle(s);
+	T_EQ_INT(task_ns(s, "x"), 12 * MS);
+	T_EQ_INT(task_ns(s, "y"), 4 * MS);
+	T_EQ_INT(ts_cg(s, "cpu", "/q")->nr_throttled, 1);
+	sim_free(s);
+	/* over 2 s the group still gets its quota, 0.05 CPU, within a tick a period */
+	s = ts_run(HEAD("2", "100000", "5000") "spawn y\necho $y > cpu/q/cgroup.procs\n"
+						"taskset x 0\ntaskset y 1\nbusy x\nbusy y\nrun 2s\n",
+		   0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	T_NEAR((double)ts_cg(s, "cpu", "/q")->cpu_ns / (2.0 * SIM_SEC), 0.05, 0.002);
+	sim_free(s);
+}
+
+static void test_return_slack(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+	struct sim_cg *cg;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet");
+	/* 50 ms per 100 ms: a 5 ms slice drawn at 0 (pool 45 ms); at 3 ms the task
+	 * sleeps with R = 2 ms: 1 ms goes back (pool 46 ms), 1 ms stays */
+	s = ts_run(HEAD("1", "100000", "50000") "busy x\nat 3ms idle x\nrun 7ms\n", 0,
+		   SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	cg = ts_cg(s, "cpu", "/q");
+	T_EQ_INT(cg->pool, 46 * MS);
+	T_EQ_INT(cg->brq[0].rem, 1 * MS);
+	sim_free(s);
+	/* idle from then on: the period timer counts the period it drew in and the
+	 * next (idle) one, then stops: 2 periods in a second, none throttled */
+	s = ts_run(HEAD("1", "100000", "50000") "busy x\nat 3ms idle x\nrun 1s\n", 0,
+		   SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	cg = ts_cg(s, "cpu", "/q");
+	T_EQ_INT(cg->nr_periods, 2);
+	T_EQ_INT(cg->nr_throttled, 0);
+	T_EQ_INT(cg->bw_active, false);
+	sim_free(s);
+}
+
+static void test_settings(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	/* HZ 1000 notices at 1 ms: the 2 ms quota drawn at 0 is used up at the 2 ms
+	 * tick (R = 0: throttled without a debt) */
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet");
+	s = ts_run("set hz 1000\n" HEAD("1", "10000", "2000") "busy x\nrun 10ms\n", 0,
+		   SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	sim_cpu_settle(s);
+	T_EQ_INT(task_ns(s, "x"), 2 * MS);
+	sim_free(s);
+	/* a 1 ms slice: 1 ms drawn at 0, then the 4 ms tick draws 4 ms (its 3 ms debt
+	 * and a slice) */
+	s = ts_run("set cfs_slice 1ms\n" HEAD("1", "100000", "50000") "busy x\nrun 5ms\n", 0,
+		   SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	T_EQ_INT(ts_cg(s, "cpu", "/q")->pool, 45 * MS);
+	sim_free(s);
+	s = ts_run("set cpu_model slow\n", 0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, -EINVAL);
+	T_CHECK(strstr(err.msg, "fluid or tick") != NULL);
+	sim_free(s);
+	s = ts_run("set hz 0\n", 0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, -EINVAL);
+	sim_free(s);
+}
+
+/* The same run with every recompute from scratch (s->cpu_full) gives the same bytes */
+static char *run_digest(const char *text, bool full)
+{
+	struct sim_config cfg;
+	struct sim_err err;
+	struct sim *s = NULL;
+	struct ucg_buf b;
+	size_t i;
+	int r;
+
+	memset(&cfg, 0, sizeof(cfg));
+	ucg_buf_init(&b);
+	r = sim_new(&cfg, &s);
+	if (r == 0) {
+		s->cpu_full = full;
+		s->cpu_digesting = true;
+		s->cpu_digest = 0xcbf29ce484222325ull;
+		r = sim_load(s, "t.ucg", text, strlen(text), &err);
+	}
+	if (r == 0)
+		r = sim_run(s, &err);
+	ucg_buf_printf(&b, "r %d\n%s", r, s ? sim_log(s) : "");
+	for (i = 0; s && i < s->ncgs; i++)
+		ucg_buf_printf(&b, "cg %d cpu %lld thr %lld/%llu/%llu local %lld\n", s->cgs[i]->id,
+			       (long long)s->cgs[i]->cpu_ns, (long long)s->cgs[i]->throttled_ns,
+			       (unsigned long long)s->cgs[i]->nr_throttled,
+			       (unsigned long long)s->cgs[i]->nr_periods,
+			       (long long)s->cgs[i]->local_throttled_ns);
+	if (s)
+		ucg_buf_printf(&b, "idle %lld rates %016llx\n", (long long)s->idle_ns,
+			       (unsigned long long)s->cpu_digest);
+	sim_free(s);
+	return ucg_buf_steal(&b, NULL);
+}
+
+static void test_incremental_is_full(void)
+{
+	struct ucg_buf b;
+	int g, k;
+	char *x, *y;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet");
+	/* nested quotas, unequal shares, tasks coming and going, free to move */
+	ucg_buf_init(&b);
+	ucg_buf_puts(&b, "set cpu_model tick\ncpus 6\nmount -o cpu,cpuacct cpu\n");
+	for (g = 0; g < 8; g++) {
+		ucg_buf_printf(&b, "mkdir cpu/p%d\necho %d > cpu/p%d/cpu.cfs_period_us\n"
+				   "echo %d > cpu/p%d/cpu.cfs_quota_us\n",
+			       g, 10000 + 5000 * g, g, 3000 + 2500 * g, g);
+		for (k = 0; k < 3; k++) {
+			ucg_buf_printf(&b, "mkdir cpu/p%d/c%d\necho %d > cpu/p%d/c%d/cpu.shares\n", g,
+				       k, 256 << k, g, k);
+			if (k == 2)
+				ucg_buf_printf(&b, "echo 4000 > cpu/p%d/c%d/cpu.cfs_quota_us\n", g,
+					       k);
+			ucg_buf_printf(&b, "spawn t%d_%d\necho $t%d_%d > cpu/p%d/c%d/cgroup.procs\n"
+					   "busy t%d_%d %s\n",
+				       g, k, g, k, g, k, g, k, k == 1 ? "0.6" : "1");
+			ucg_buf_printf(&b, "at %dms idle t%d_%d\nat %dms busy t%d_%d\n", 37 + 11 * g + k,
+				       g, k, 90 + 13 * k, g, k);
+		}
+	}
+	ucg_buf_puts(&b, "at 120ms cat cpu/p3/cpu.stat\nat 150ms echo 7000 > cpu/p1/cpu.cfs_quota_us\n"
+			 "run 300ms\ncat cpu/p1/c2/cpu.stat.local\n");
+	x = run_digest(b.data, false);
+	y = run_digest(b.data, true);
+	T_CHECK(!strcmp(x, y));
+	T_CHECK(strstr(x, "r 0\n") == x);
+	ucg_free(x);
+	ucg_free(y);
+	ucg_buf_fini(&b);
+}
+
+int main(void)
+{
+	T_RUN(test_throttled_at_tick);
+	T_RUN(test_slices_per_cpu);
+	T_RUN(test_return_slack);
+	T_RUN(test_settings);
+	T_RUN(test_incremental_is_full);
+	return t_done();
+}
