@@ -520,12 +520,6 @@ static void test_random_tick(void)
 		snprintf(name, sizeof(name), "tick: random seed %u", seed);
 		if (same_both_ways(name, b.data, b.len) == 0)
 			ran++;
-		if (getenv("SIM_INCR_DUMP") && (unsigned)atoi(getenv("SIM_INCR_DUMP")) == seed) {
-			FILE *f = fopen("/tmp/wt-tick/dump.ucg", "w");
-
-			fwrite(b.data, 1, b.len, f);
-			fclose(f);
-		}
 		ucg_buf_fini(&b);
 		ucg_buf_fini(&g.b);
 	}
