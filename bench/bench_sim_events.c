@@ -242,8 +242,7 @@ static void bench_hour(const char *model, const char *suffix)
 	printf("sim.hour_64cpu_s%s %.2f s\n", suffix, w);
 	printf("sim.hour_64cpu_virtual_per_wall%s %.0f x\n", suffix, 3600.0 / w);
 	printf("sim.hour_64cpu_cpu_s%s %.2f s\n", suffix, c);
-	printf("sim.hour_64cpu_events%s %llu events\n", suffix,
-	       (unsigned long long)sim_events(s));
+	printf("sim.hour_64cpu_events%s %llu events\n", suffix, (unsigned long long)sim_events(s));
 out:
 	sim_free(s);
 	ucg_buf_fini(&b);

@@ -52,9 +52,10 @@ void sim_bench_hour_scenario(struct ucg_buf *b, const char *cpu_model)
 {
 	int u, g, k, m;
 
-	ucg_buf_printf(b, "set cpu_model %s\ncpus 64\nmemory 64G\nset swap 16G\n"
-			  "set sample 60s\ndevice sda 8:0 bps=200M\nfile logs dev=sda\n"
-			  "mount -o cpu,cpuacct cpu\nmount -o memory mem\n",
+	ucg_buf_printf(b,
+		       "set cpu_model %s\ncpus 64\nmemory 64G\nset swap 16G\n"
+		       "set sample 60s\ndevice sda 8:0 bps=200M\nfile logs dev=sda\n"
+		       "mount -o cpu,cpuacct cpu\nmount -o memory mem\n",
 		       cpu_model);
 	for (u = 0; u < 10; u++) {
 		ucg_buf_printf(b, "mkdir cpu/u%d\n", u);
@@ -66,14 +67,19 @@ void sim_bench_hour_scenario(struct ucg_buf *b, const char *cpu_model)
 				ucg_buf_printf(b, "echo %d > cpu/u%d/s%d/cpu.cfs_quota_us\n",
 					       20000 + 300 * g, u, g);
 			if (mem)
-				ucg_buf_printf(b, "mkdir mem/u%d\necho 64M > mem/u%d/memory.limit_in_bytes\n",
-					       u, u);
+				ucg_buf_printf(
+					b,
+					"mkdir mem/u%d\necho 64M > mem/u%d/memory.limit_in_bytes\n",
+					u, u);
 			for (k = 0; k < 10; k++) {
-				ucg_buf_printf(b, "spawn t%d_%d_%d\necho $t%d_%d_%d > cpu/u%d/s%d/cgroup.procs\n",
+				ucg_buf_printf(b,
+					       "spawn t%d_%d_%d\necho $t%d_%d_%d > "
+					       "cpu/u%d/s%d/cgroup.procs\n",
 					       u, g, k, u, g, k, u, g);
 				if (mem && k < 2)
-					ucg_buf_printf(b, "echo $t%d_%d_%d > mem/u%d/cgroup.procs\n", u, g,
-						       k, u);
+					ucg_buf_printf(b,
+						       "echo $t%d_%d_%d > mem/u%d/cgroup.procs\n",
+						       u, g, k, u);
 				if (quota && k < 2)
 					ucg_buf_printf(b, "busy t%d_%d_%d\n", u, g, k);
 				else if (!quota && k < 1)
@@ -88,8 +94,9 @@ void sim_bench_hour_scenario(struct ucg_buf *b, const char *cpu_model)
 		for (u = 0; u < 10; u++) {
 			int at = 60 * m + 6 * u;
 
-			ucg_buf_printf(b, "at %ds alloc t%d_5_0 96M\nat %ds free t%d_5_0 96M\n"
-					  "at %ds write t%d_5_1 logs 64M\n",
+			ucg_buf_printf(b,
+				       "at %ds alloc t%d_5_0 96M\nat %ds free t%d_5_0 96M\n"
+				       "at %ds write t%d_5_1 logs 64M\n",
 				       at, u, at + 3, u, at, u);
 		}
 	for (k = 1; k < 360; k++)

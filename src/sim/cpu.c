@@ -137,8 +137,10 @@
  * demand (a partly busy task that waits behind others is runnable longer in the
  * kernel, and weighs more there). The kernel's 5 ms bandwidth slices (a cgroup can
  * overrun its quota by up to one slice per CPU, and CPUs throttle one by one as
- * their slices run out) are not modelled: the quota is exact and all CPUs throttle
- * together. Nested throttling (a group and its ancestor throttled at once) adds both
+ * their slices run out) are not modelled here: the quota is exact and all CPUs
+ * throttle together. `set cpu_model tick` models them instead (cpu_tick.c: slices per
+ * CPU drawn from the pool, exhaustion noticed at HZ ticks, the overrun paid from the
+ * next period, runtime returned, cpu.stat per period). Nested throttling (a group and its ancestor throttled at once) adds both
  * to the descendants' cpu.stat.local. Affinity masks cover CPUs 0..63. Nice values,
  * RT classes, cpu.idle and cfs_burst_us are not modelled.
  *
@@ -147,7 +149,7 @@
  * runqueues and each group's weight on each CPU; cpu_balance.c: placement and load
  * balancing; cpu_share.c: water-filling each CPU and summing each group's grants;
  * cpu_account.c: lazy time accrual and cpuacct charges; cpu_bw.c: the CFS bandwidth
- * timers; cpu_impl.h: what they share.
+ * timers; cpu_tick.c: the tick model of CFS bandwidth; cpu_impl.h: what they share.
  */
 #include "sim/cpu_impl.h"
 

@@ -2,8 +2,8 @@
  * cpu_state, its runqueues and scratch), the small helpers every step uses to mark
  * what must be redone, and the steps' entry points. cpu.c (the recompute), cpu_rq.c
  * (runqueues and group weights), cpu_balance.c (placement and balancing), cpu_share.c
- * (water-filling), cpu_account.c (time accrual) and cpu_bw.c (the CFS bandwidth
- * timers). The model is described at the top of cpu.c. */
+ * (water-filling), cpu_account.c (time accrual), cpu_bw.c (the CFS bandwidth
+ * timers) and cpu_tick.c (the tick model of CFS bandwidth). The model is described at the top of cpu.c. */
 #ifndef UCG_SIM_CPU_IMPL_H
 #define UCG_SIM_CPU_IMPL_H
 
@@ -12,8 +12,8 @@
 /* The tick model's CFS bandwidth state of one group's runqueue on one CPU
  * (cpu_tick.c), in sim_cg.brq. */
 struct sim_bw_rq {
-	int64_t rem;        /* runtime_remaining, as of since */
-	double a;           /* CPUs its runqueue is granted on this CPU now */
+	int64_t rem; /* runtime_remaining, as of since */
+	double a;    /* CPUs its runqueue is granted on this CPU now */
 	sim_time since;
 	sim_time next;      /* the tick at which it next needs runtime, SIM_TIME_MAX */
 	uint64_t seq;       /* while throttled: its place in the throttled list */

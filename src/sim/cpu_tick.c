@@ -72,9 +72,9 @@
 #include "base/alloc.h"
 #include "controllers/charge.h"
 
-#define MIN_CFS_RQ_RUNTIME SIM_MSEC         /* kept at a return (min_cfs_rq_runtime) */
-#define SLACK_PERIOD (5 * SIM_MSEC)         /* cfs_bandwidth_slack_period */
-#define MIN_BW_EXPIRATION (2 * SIM_MSEC)    /* min_bandwidth_expiration */
+#define MIN_CFS_RQ_RUNTIME SIM_MSEC      /* kept at a return (min_cfs_rq_runtime) */
+#define SLACK_PERIOD (5 * SIM_MSEC)      /* cfs_bandwidth_slack_period */
+#define MIN_BW_EXPIRATION (2 * SIM_MSEC) /* min_bandwidth_expiration */
 
 static sim_time tick_ns(const struct sim *s)
 {
@@ -183,7 +183,8 @@ static bool distribute(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		int64_t got;
 
 		for (c = 0; c < cg->brq_n; c++)
-			if (cg->brq[c].thr && (best == cg->brq_n || cg->brq[c].seq < cg->brq[best].seq))
+			if (cg->brq[c].thr &&
+			    (best == cg->brq_n || cg->brq[c].seq < cg->brq[best].seq))
 				best = c;
 		if (best == cg->brq_n)
 			break;

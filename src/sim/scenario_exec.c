@@ -287,8 +287,7 @@ static int ex_set(struct sim *s, struct sim_cmd *c)
 		sim_cpu_settle(s);
 		if (!strcmp(c->argv[1], "cpu_model"))
 			s->cpu_tick = !strcmp(c->argv[2], "tick");
-		else if (!strcmp(c->argv[1], "hz") &&
-			 sim_parse_uint(c->argv[2], 10000, &v) == 0)
+		else if (!strcmp(c->argv[1], "hz") && sim_parse_uint(c->argv[2], 10000, &v) == 0)
 			s->hz = (unsigned)v;
 		else
 			s->cfs_slice = t;

@@ -87,16 +87,16 @@ struct sim_cg {
 	sim_time bw_next;       /* its next period end or quota exhaustion (cpu_bw.c) */
 	/* the tick model's CFS bandwidth (cpu_tick.c), while it has a quota there: the
 	 * global pool, one runqueue's slice state per CPU, the period timer's state */
-	struct sim_bw_rq *brq;  /* [brq_n], NULL in the fluid model */
+	struct sim_bw_rq *brq; /* [brq_n], NULL in the fluid model */
 	unsigned brq_n;
-	int64_t pool;           /* cfs_b->runtime */
+	int64_t pool;            /* cfs_b->runtime */
 	bool bw_active, bw_idle; /* the period timer runs; no runtime taken this period */
-	bool bw_stale;          /* bw_next to be computed again from brq */
-	bool tick_flip;         /* a runqueue's throttling changed since the last recompute */
-	unsigned nthr;          /* runqueues throttled now */
-	uint64_t thr_seq;       /* throttling order (distribution goes oldest first) */
-	sim_time slack_at;      /* the slack timer, SIM_TIME_MAX: not armed */
-	int64_t thr_told;       /* throttled_ns already told to the controller */
+	bool bw_stale;           /* bw_next to be computed again from brq */
+	bool tick_flip;          /* a runqueue's throttling changed since the last recompute */
+	unsigned nthr;           /* runqueues throttled now */
+	uint64_t thr_seq;        /* throttling order (distribution goes oldest first) */
+	sim_time slack_at;       /* the slack timer, SIM_TIME_MAX: not armed */
+	int64_t thr_told;        /* throttled_ns already told to the controller */
 
 	/* block model (blk.c): per-device throttle clock and fair-queue virtual time */
 	sim_time thr_next[SIM_MAX_DEV];

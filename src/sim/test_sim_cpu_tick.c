@@ -9,9 +9,9 @@
 #define MS SIM_MSEC
 
 /* one group q with quota/period (us) and busy tasks x (and y) in it */
-#define HEAD(cpus, period, quota)                                                      \
-	"set cpu_model tick\ncpus " cpus "\nmount -o cpu,cpuacct cpu\nmkdir cpu/q\n"   \
-	"echo " period " > cpu/q/cpu.cfs_period_us\necho " quota                       \
+#define HEAD(cpus, period, quota)                                                                  \
+	"set cpu_model tick\ncpus " cpus "\nmount -o cpu,cpuacct cpu\nmkdir cpu/q\n"               \
+	"echo " period " > cpu/q/cpu.cfs_period_us\necho " quota                                   \
 	" > cpu/q/cpu.cfs_quota_us\nspawn x\necho $x > cpu/q/cgroup.procs\n"
 
 static int64_t task_ns(struct sim *s, const char *name)
@@ -55,8 +55,7 @@ static void test_throttled_at_tick(void)
 	T_EQ_INT(cg->throttled_ns, 16 * MS);
 	sim_free(s);
 	/* over a second: 0.2 CPU, as the quota says */
-	s = ts_run(HEAD("1", "10000", "2000") "busy x\nrun 1s\n", 0, SIM_CHARGING_KERNEL, &r,
-		   &err);
+	s = ts_run(HEAD("1", "10000", "2000") "busy x\nrun 1s\n", 0, SIM_CHARGING_KERNEL, &r, &err);
 	T_EQ_INT(r, 0);
 	T_NEAR((double)task_ns(s, "x") / SIM_SEC, 0.2, 0.005);
 	T_EQ_INT(ts_cg(s, "cpu", "/q")->nr_throttled, ts_cg(s, "cpu", "/q")->nr_periods);
@@ -75,9 +74,10 @@ static void test_slices_per_cpu(void)
 	 * starts first and draws the whole pool (a 5 ms slice), CPU 1's gets nothing and
 	 * is throttled at once; CPU 0 runs on to the 8 ms tick. The fluid model runs
 	 * both to 2.5 ms. */
-	s = ts_run(HEAD("2", "100000", "5000") "spawn y\necho $y > cpu/q/cgroup.procs\n"
-						"taskset x 0\ntaskset y 1\nbusy x\nbusy y\nrun 50ms\n",
-		   0, SIM_CHARGING_KERNEL, &r, &err);
+	s = ts_run(
+		HEAD("2", "100000", "5000") "spawn y\necho $y > cpu/q/cgroup.procs\n"
+					    "taskset x 0\ntaskset y 1\nbusy x\nbusy y\nrun 50ms\n",
+		0, SIM_CHARGING_KERNEL, &r, &err);
 	T_EQ_INT(r, 0);
 	sim_cpu_settle(s);
 	T_EQ_INT(task_ns(s, "x"), 8 * MS);
@@ -87,9 +87,10 @@ static void test_slices_per_cpu(void)
 	/* the 100 ms refill unthrottles both, oldest first (y: 1 ns, x: its 3 ms debt
 	 * and 1 ns); each runs to the 104 ms tick, y takes the last 2 ms, and both are
 	 * throttled there */
-	s = ts_run(HEAD("2", "100000", "5000") "spawn y\necho $y > cpu/q/cgroup.procs\n"
-						"taskset x 0\ntaskset y 1\nbusy x\nbusy y\nrun 150ms\n",
-		   0, SIM_CHARGING_KERNEL, &r, &err);
+	s = ts_run(
+		HEAD("2", "100000", "5000") "spawn y\necho $y > cpu/q/cgroup.procs\n"
+					    "taskset x 0\ntaskset y 1\nbusy x\nbusy y\nrun 150ms\n",
+		0, SIM_CHARGING_KERNEL, &r, &err);
 	T_EQ_INT(r, 0);
 	sim_cpu_settle(s);
 	T_EQ_INT(task_ns(s, "x"), 12 * MS);
@@ -98,7 +99,7 @@ static void test_slices_per_cpu(void)
 	sim_free(s);
 	/* over 2 s the group still gets its quota, 0.05 CPU, within a tick a period */
 	s = ts_run(HEAD("2", "100000", "5000") "spawn y\necho $y > cpu/q/cgroup.procs\n"
-						"taskset x 0\ntaskset y 1\nbusy x\nbusy y\nrun 2s\n",
+					       "taskset x 0\ntaskset y 1\nbusy x\nbusy y\nrun 2s\n",
 		   0, SIM_CHARGING_KERNEL, &r, &err);
 	T_EQ_INT(r, 0);
 	T_NEAR((double)ts_cg(s, "cpu", "/q")->cpu_ns / (2.0 * SIM_SEC), 0.05, 0.002);
@@ -214,24 +215,27 @@ static void test_incremental_is_full(void)
 	ucg_buf_init(&b);
 	ucg_buf_puts(&b, "set cpu_model tick\ncpus 6\nmount -o cpu,cpuacct cpu\n");
 	for (g = 0; g < 8; g++) {
-		ucg_buf_printf(&b, "mkdir cpu/p%d\necho %d > cpu/p%d/cpu.cfs_period_us\n"
-				   "echo %d > cpu/p%d/cpu.cfs_quota_us\n",
+		ucg_buf_printf(&b,
+			       "mkdir cpu/p%d\necho %d > cpu/p%d/cpu.cfs_period_us\n"
+			       "echo %d > cpu/p%d/cpu.cfs_quota_us\n",
 			       g, 10000 + 5000 * g, g, 3000 + 2500 * g, g);
 		for (k = 0; k < 3; k++) {
-			ucg_buf_printf(&b, "mkdir cpu/p%d/c%d\necho %d > cpu/p%d/c%d/cpu.shares\n", g,
-				       k, 256 << k, g, k);
+			ucg_buf_printf(&b, "mkdir cpu/p%d/c%d\necho %d > cpu/p%d/c%d/cpu.shares\n",
+				       g, k, 256 << k, g, k);
 			if (k == 2)
 				ucg_buf_printf(&b, "echo 4000 > cpu/p%d/c%d/cpu.cfs_quota_us\n", g,
 					       k);
-			ucg_buf_printf(&b, "spawn t%d_%d\necho $t%d_%d > cpu/p%d/c%d/cgroup.procs\n"
-					   "busy t%d_%d %s\n",
+			ucg_buf_printf(&b,
+				       "spawn t%d_%d\necho $t%d_%d > cpu/p%d/c%d/cgroup.procs\n"
+				       "busy t%d_%d %s\n",
 				       g, k, g, k, g, k, g, k, k == 1 ? "0.6" : "1");
-			ucg_buf_printf(&b, "at %dms idle t%d_%d\nat %dms busy t%d_%d\n", 37 + 11 * g + k,
-				       g, k, 90 + 13 * k, g, k);
+			ucg_buf_printf(&b, "at %dms idle t%d_%d\nat %dms busy t%d_%d\n",
+				       37 + 11 * g + k, g, k, 90 + 13 * k, g, k);
 		}
 	}
-	ucg_buf_puts(&b, "at 120ms cat cpu/p3/cpu.stat\nat 150ms echo 7000 > cpu/p1/cpu.cfs_quota_us\n"
-			 "run 300ms\ncat cpu/p1/c2/cpu.stat.local\n");
+	ucg_buf_puts(&b,
+		     "at 120ms cat cpu/p3/cpu.stat\nat 150ms echo 7000 > cpu/p1/cpu.cfs_quota_us\n"
+		     "run 300ms\ncat cpu/p1/c2/cpu.stat.local\n");
 	x = run_digest(b.data, false);
 	y = run_digest(b.data, true);
 	T_CHECK(!strcmp(x, y));
