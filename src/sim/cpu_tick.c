@@ -51,7 +51,9 @@
  * first to run draws the whole pool as its slice and runs to the 8 ms tick, the
  * other is throttled at once (the fluid model runs both for 2.5 ms).
  *
- * Limits. The ticks of all CPUs are aligned (the kernel's default, no skew_tick).
+ * Limits. The ticks of all CPUs are aligned (the kernel's default, no skew_tick);
+ * at one tick the CPUs draw in turn from CPU k mod N at the k-th tick (the kernel's
+ * CPUs race for the pool's lock).
  * Within a tick a runqueue runs at its fluid grant a_c, not in whole slices of the
  * tasks it shares the CPU with, so a group sharing a CPU uses its runtime at its
  * average rate between ticks. update_curr also runs at wake-ups, sleeps and
@@ -372,7 +374,7 @@ static bool rq_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg, unsigne
 bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 {
 	bool changed = false;
-	unsigned c;
+	unsigned c, i, c0;
 
 	/* the period timer first: a tick at the same instant draws on the new pool */
 	while (s->now >= cg->period_start + cg->period_ns)
@@ -383,9 +385,15 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		    cg->period_start + cg->period_ns - s->now >= MIN_BW_EXPIRATION)
 			changed |= distribute(s, bw, cg);
 	}
-	for (c = 0; c < cg->brq_n; c++)
+	/* the CPUs whose tick it is draw in turn, from a first CPU that moves on one
+	 * each tick: in the kernel they race for the pool's lock, and a fixed order
+	 * would always hand CPU 0 the last slice of a scarce pool */
+	c0 = cg->brq_n ? (unsigned)((uint64_t)(s->now / tick_ns(s)) % cg->brq_n) : 0;
+	for (i = 0; i < cg->brq_n; i++) {
+		c = (c0 + i) % cg->brq_n;
 		if (cg->brq[c].next <= s->now)
 			changed |= rq_tick(s, bw, cg, c);
+	}
 	cg->bw_stale = true;
 	return changed;
 }
