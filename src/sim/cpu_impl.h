@@ -130,8 +130,8 @@ struct cpu_state {
 	int *chead;    /* runnable tasks queued on it, ascending index */
 	int *reached;  /* rqs the last share reached */
 	bool *reshare;
-	int *order;          /* CPUs by descending root load, as the balancer last sorted */
-	unsigned order_n;    /* ... for this many CPUs (0: not yet) */
+	int *order;       /* CPUs by descending root load, as the balancer last sorted */
+	unsigned order_n; /* ... for this many CPUs (0: not yet) */
 	double *cpu_load; /* the root runqueue's load */
 	/* A CPU's hgen changes whenever a runqueue on it changes its sums, weight or
 	 * link (what task_h_load reads): the h_loads kept in its rqs, and minh (the

@@ -43,9 +43,13 @@ static void test_throttled_at_tick(void)
 	/* the 10 ms refill only pays the debt (R = 0: still throttled), the 20 ms one
 	 * unthrottles it with 1 ns, and the 24 ms tick throttles it again: 8 ms by 30
 	 * ms, every period counted as throttled */
-	s = ts_run(HEAD("1", "10000", "2000") "busy x\nrun 30ms\n", 0, SIM_CHARGING_KERNEL, &r,
-		   &err);
+	s = ts_run(HEAD("1", "10000", "2000") "busy x\nrun 30ms\ncat cpu/q/cpu.stat\n", 0,
+		   SIM_CHARGING_KERNEL, &r, &err);
 	T_EQ_INT(r, 0);
+	/* cpu.stat as the controller was told, period by period (the cat at 30 ms
+	 * comes before that instant's period timer: 2 periods) */
+	T_CHECK(strstr(sim_log(s), "nr_periods 2\nnr_throttled 2\nthrottled_time 16000000\n") !=
+		NULL);
 	sim_cpu_settle(s);
 	T_EQ_INT(task_ns(s, "x"), 8 * MS);
 	cg = ts_cg(s, "cpu", "/q");
