@@ -31,7 +31,9 @@
  * pool (its debt: the overrun is paid from the next period) until the pool is empty;
  * one that gets above zero is unthrottled. The timer stops at a period in which no
  * runtime was taken and nothing was throttled, and starts again at the next draw,
- * keeping its phase (start_cfs_bandwidth), so an idle group counts no periods.
+ * keeping its phase (start_cfs_bandwidth): a group gone idle counts the period it
+ * last drew in and one more, then none. At an instant that is both a period's end and
+ * a tick, the period timer goes first.
  * Return: when a runqueue of G loses its last runnable task, it keeps 1 ms
  * (min_cfs_rq_runtime) and gives the rest of R_c back to the pool; if then the pool
  * holds more than a slice and runqueues are throttled, the slack timer hands it out
@@ -61,10 +63,13 @@
  * tick for tasks that sleep often). A throttled runqueue keeps its weight in its
  * group's Σ load (the kernel's PELT average decays over the throttled stretch).
  * Runtime returns only where the runqueue's grant drops to 0 as it empties (one that
- * was getting nothing when it emptied, its parent throttled, gives nothing back). cfs_burst_us is not modelled.
+ * was getting nothing when it emptied, its parent throttled, gives nothing back).
+ * cfs_burst_us is not modelled.
  * Work per event: each CPU's slot of the group that has an event due, and a look at
- * all of them for the group's next event; a throttle or unthrottle changes the rates
- * on one CPU, and all those due at one tick are recomputed together.
+ * all of them for the group's next event; every change due at one tick is recomputed
+ * together. A runqueue throttled on one CPU changes its parent's load there, so the
+ * parent's weights on every CPU (w_G(c) = S·L_G(c)/Σ L_G): on a busy 64-CPU host
+ * nearly every CPU is shared again at each tick with a throttle (sim.hour_64cpu_s).
  */
 #include "sim/cpu_impl.h"
 
