@@ -114,6 +114,16 @@ static void collect(void *ctx, const char *rel)
 	}
 	if (e < 0)
 		return; /* not a leaf of the layout: not ours to limit */
+	/* An empty leaf (its processes gone: leaves stay until their cgroup goes) holds
+	 * nobody the mirror could wrongly limit and uses nothing: it keeps its part as
+	 * it is until it holds someone again. */
+	ucg_buf_init(&stat);
+	e = ucg_cgv2_read(r->sp->b, rel, "cgroup.events", &stat);
+	if (e == 0 && stat.data && strstr(stat.data, "populated 0")) {
+		ucg_buf_fini(&stat);
+		return;
+	}
+	ucg_buf_fini(&stat);
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 16;
 		struct leaf *v = ucg_realloc(r->v, cap * sizeof(*v));

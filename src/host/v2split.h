@@ -18,7 +18,8 @@
  *     as a ratio of its period; every other leaf has "max". A v1 write of the quota
  *     reaches the mirror at once (v2obs.h) and is divided at the next round.
  *
- * Rounds run on the daemon's timer, once a second. What remains approximate, measured in tests/uml/test_divergent.sh: the shares lag
+ * Only leaves that hold processes count (cgroup.events populated); an empty one
+ * keeps the part it had. Rounds run on the daemon's timer, once a second. What remains approximate, measured in tests/uml/test_divergent.sh: the shares lag
  * demand by up to one round (a leaf that wakes is throttled at its old part until the
  * next one), the minimum parts over-grant when a quota is below 1 ms per leaf, and
  * cpu.shares (a weight relative to siblings of one v2 parent) is not divided. Memory,
