@@ -87,16 +87,6 @@ struct round {
 	int err; /* -ENOENT: cpu is the outer hierarchy; -ENOMEM */
 };
 
-static char *dup_str(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = ucg_malloc(n);
-
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
-
 static void collect(void *ctx, const char *rel)
 {
 	struct round *r = ctx;
@@ -137,9 +127,9 @@ static void collect(void *ctx, const char *rel)
 	}
 	l = &r->v[r->n];
 	memset(l, 0, sizeof(*l));
-	l->rel = dup_str(rel);
-	l->outer = dup_str(outer);
-	l->cpu = dup_str(cpu);
+	l->rel = ucg_strdup(rel);
+	l->outer = ucg_strdup(outer);
+	l->cpu = ucg_strdup(cpu);
 	if (!l->rel || !l->outer || !l->cpu) {
 		ucg_free(l->rel);
 		ucg_free(l->outer);
