@@ -5,7 +5,7 @@
  * and with what, so the host kernel enforces the same limit. The reverse direction
  * (v1 statistics computed from v2 files) is host/v2stat.h.
  *
- * Formulas (docs/enforcement.md has the verdict, exact or approximate, per file):
+ * Formulas (README.md, "Enforcement", has the verdict, exact or approximate, per file):
  *
  *   memory.limit_in_bytes L        memory.max = L ("max" when unlimited), and
  *                                  memory.swap.max again (it depends on L)

@@ -1,7 +1,7 @@
 /* host/v2stat.h — v1 statistics files computed from a v2 leaf's files (no I/O).
  *
  * The caller supplies a reader for the leaf's v2 files; ucg_v2stat_show formats the
- * v1 file from them. Sources (docs/enforcement.md gives the verdict per file):
+ * v1 file from them. Sources (README.md, "Enforcement", gives the verdict per file):
  *
  *   memory.usage_in_bytes          memory.current
  *   memory.max_usage_in_bytes      memory.peak (Linux 5.19+)
