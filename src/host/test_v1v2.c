@@ -1,5 +1,5 @@
-/* Unit tests of host/v1v2.c (v1 writes -> v2 writes) and host/v2stat.c (v1 statistics
- * from v2 files). Expected values are worked by hand from the formulas in v1v2.h and
+/* Unit tests of host/v1v2.c (v1 writes -> v2 writes), host/v2stat.c (v1 statistics
+ * from v2 files) and controllers/cpu_v2.c (the curve, the quota and weight splits). Expected values are worked by hand from the formulas in v1v2.h and
  * the kernel's file formats (Documentation/admin-guide/cgroup-v2.rst). */
 #include "host/v1v2.h"
 #include "host/v2stat.h"
@@ -387,6 +387,48 @@ static void test_split_quota(void)
 	T_EQ_INT(l[0].next_us + l[1].next_us + l[2].next_us, 90000);
 }
 
+/* A weight carried by the parts of a divergent layout: in proportion to demand. */
+static void test_split_weight(void)
+{
+	struct ucg_v2_weight_part p[3];
+
+	/* no demand yet: equal parts (100 over 2, 174 over 3 rounded) */
+	memset(p, 0, sizeof(p));
+	ucg_v2_split_weight(100, p, 2);
+	T_EQ_INT(p[0].weight, 50);
+	T_EQ_INT(p[1].weight, 50);
+	ucg_v2_split_weight(174, p, 3);
+	T_EQ_INT(p[0].weight, 58);
+	T_EQ_INT(p[2].weight, 58);
+	/* runnable 1 s and 0.5 s: two thirds and one third of the weight */
+	p[0] = (struct ucg_v2_weight_part){ .demand_us = 1000000 };
+	p[1] = (struct ucg_v2_weight_part){ .demand_us = 500000 };
+	ucg_v2_split_weight(300, p, 2);
+	T_EQ_INT(p[0].weight, 200);
+	T_EQ_INT(p[1].weight, 100);
+	/* an idle part keeps the kernel's least weight; the busy one has it all */
+	p[0] = (struct ucg_v2_weight_part){ .demand_us = 1000000 };
+	p[1] = (struct ucg_v2_weight_part){ .demand_us = 0 };
+	ucg_v2_split_weight(100, p, 2);
+	T_EQ_INT(p[0].weight, 100);
+	T_EQ_INT(p[1].weight, 1);
+	/* a weight too small to divide: each part at least 1 (over-grants) */
+	p[0] = (struct ucg_v2_weight_part){ .demand_us = 1000 };
+	p[1] = (struct ucg_v2_weight_part){ .demand_us = 1000 };
+	p[2] = (struct ucg_v2_weight_part){ .demand_us = 1000 };
+	ucg_v2_split_weight(1, p, 3);
+	T_EQ_INT(p[0].weight + p[1].weight + p[2].weight, 3);
+	/* the largest weight is not exceeded, even by one part */
+	p[0] = (struct ucg_v2_weight_part){ .demand_us = 5 };
+	ucg_v2_split_weight(20000, p, 1);
+	T_EQ_INT(p[0].weight, 10000);
+	/* weight -> the kernel's shares for it */
+	T_EQ_INT(ucg_v2_weight_shares(100), 1024);
+	T_EQ_INT(ucg_v2_weight_shares(50), 512);
+	T_EQ_INT(ucg_v2_weight_shares(1), 10);
+	T_EQ_INT(ucg_v2_weight_shares(0), 0);
+}
+
 int main(void)
 {
 	T_RUN(test_cpu_weight_curve);
@@ -398,5 +440,6 @@ int main(void)
 	T_RUN(test_stat_hybrid_and_errors);
 	T_RUN(test_undo_value);
 	T_RUN(test_split_quota);
+	T_RUN(test_split_weight);
 	return t_done();
 }

@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "controllers/cpu_v2.h" /* the quota split and the weight curve */
+
 /* What the v1 memory files read when unlimited: PAGE_COUNTER_MAX pages of 4 KiB. */
 #define UCG_V1_MEM_MAX 9223372036854771712ULL
 
@@ -81,36 +83,6 @@ int ucg_v1v2_translate(struct ucg_v1v2_state *st, const char *file, const char *
  * -ENAMETOOLONG when it does not fit. */
 int ucg_v2_undo_value(const struct ucg_v2_set *set, const char *old, char *out, size_t size);
 
-/* One v2 leaf among those that share a v1 cpu cgroup's quota (a divergent layout,
- * docs/enforcement.md): what it used since the last split and whether the kernel
- * throttled it meanwhile, its allotment until now (0: new) and, out, its next one. */
-struct ucg_v2_split_leaf {
-	uint64_t used_us;  /* CPU time used over the interval */
-	int throttled;     /* nr_throttled grew over the interval */
-	uint64_t alloc_us; /* quota per period it had (0: none yet) */
-	uint64_t next_us;  /* out: quota per period from now on */
-	int settled;       /* the split's own scratch */
-};
-
-/* The kernel's smallest cpu.max quota, microseconds. */
-#define UCG_V2_MIN_QUOTA_US 1000
-
-/* Splits quota_us per period_us over leaves[0..n) as v1 would share it among their
- * tasks, from what each did over the last interval_us: max-min fair (water-filling).
- * A leaf the kernel throttled, or a new one, wants as much as it can get; any other
- * wants what it used per period and a quarter more (room to grow: once it needs more
- * it is throttled and asks again). Shares are filled from the smallest demand up,
- * each leaf getting its demand or an equal part of what is left, whichever is less;
- * what no one wants is spread equally. So two busy leaves end even (as their tasks
- * would under one v1 quota), an idle one leaves its part to the busy one, and one
- * that wakes takes its fair part back at the next split. Each leaf gets at least
- * UCG_V2_MIN_QUOTA_US; the parts add up to quota_us, or to n minimum quotas when that
- * is more (the one way a split over-grants). */
-void ucg_v2_split_quota(uint64_t quota_us, uint64_t period_us, uint64_t interval_us,
-			struct ucg_v2_split_leaf *leaves, size_t n);
-
-/* cpu.shares -> cpu.weight (runc's curve above); 0 stays 0 (unset). */
-uint64_t ucg_v1v2_cpu_weight(uint64_t shares);
 /* blkio.weight (10..1000) -> io.weight (1..10000); 0 stays 0. */
 uint64_t ucg_v1v2_io_weight(uint64_t weight);
 
