@@ -9,6 +9,7 @@
  */
 #include "controllers/charge.h"
 #include "sim/scenario_impl.h"
+#include "sim/v2split.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -581,6 +582,44 @@ static int ex_events(struct sim *s, struct sim_cmd *c)
 	while (ucg_event_next(s->e, &ev) == 1)
 		sim_logf(s, "notify of line %" PRIu64 ": %" PRIu64 "%s\n", ev.handle, ev.count,
 			 ev.final ? " (removed)" : "");
+	return 0;
+}
+
+/* split NAME [quota=US] [period=US] [shares=N] LEAF... (v2split.c) */
+static int ex_split(struct sim *s, struct sim_cmd *c)
+{
+	struct sim_cg *leaves[SIM_SCN_MAX_WORDS];
+	const char *v;
+	int64_t quota = -1;
+	uint64_t period = 100000, shares = 1024, x;
+	size_t n = 0;
+	int i, r;
+
+	if ((v = sim_opt_find(c->argc - 1, c->argv + 1, "quota")) && strcmp(v, "-1") &&
+	    sim_parse_uint(v, 1000000000, &x) == 0)
+		quota = (int64_t)x;
+	if ((v = sim_opt_find(c->argc - 1, c->argv + 1, "period")))
+		sim_parse_uint(v, 1000000, &period);
+	if ((v = sim_opt_find(c->argc - 1, c->argv + 1, "shares")))
+		sim_parse_uint(v, 262144, &shares);
+	for (i = 2; i < c->argc; i++) {
+		struct sim_hier *hi;
+		char path[1024];
+
+		if (strchr(c->argv[i], '='))
+			continue;
+		r = resolve(s, c, c->argv[i], &hi, path, sizeof(path));
+		if (r < 0)
+			return r;
+		leaves[n] = sim_cg_find(s, hi, path);
+		if (!leaves[n] || !(hi->ss_mask & (1u << UCG_SS_cpu)))
+			return sim_fail(s, c->line, -ENOENT, "split: %s: no cpu cgroup",
+					c->argv[i]);
+		n++;
+	}
+	r = sim_v2split_add(s, c->line, c->argv[1], quota, period, shares, leaves, n);
+	if (r < 0)
+		return sim_fail(s, c->line, r, "split %s", c->argv[1]);
 	return 0;
 }
 

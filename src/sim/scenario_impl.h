@@ -41,7 +41,8 @@
 	X(FLOW, "flow", 3, 6, ck_flow, ex_flow, 0)                                                 \
 	X(NOTE, "note", 0, SIM_SCN_MAX_WORDS, NULL, ex_note, 0)                                    \
 	X(NOTIFY, "notify", 1, 2, NULL, ex_notify, 1)                                              \
-	X(EVENTS, "events", 0, 0, NULL, ex_events, 0)
+	X(EVENTS, "events", 0, 0, NULL, ex_events, 0)                                              \
+	X(SPLIT, "split", 2, SIM_SCN_MAX_WORDS, ck_split, ex_split, 0)
 
 #define SIM_VERB_ID(id, name, min, max, check, exec, npaths) SIM_VERB_##id,
 enum sim_verb { SIM_VERBS(SIM_VERB_ID) SIM_VERB_NR };

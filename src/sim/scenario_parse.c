@@ -25,6 +25,10 @@
  *     write NAME FILE|DEV SIZE [direct]                 read NAME FILE|DEV SIZE [direct]
  *     flow NAME IFACE pkts=N [size=BYTES] [rate=RATE] [dport=N]
  *     note TEXT...
+ *   ucgroups' v2 enforcement of a divergent layout (v2split.c)
+ *     split NAME [quota=US] [period=US] [shares=N] LEAF...
+ *                                (v1 cpu group NAME's settings divided over the leaves
+ *                                of a v2-shaped cpu tree, once a virtual second)
  *   time
  *     at TIME COMMAND            (absolute; the command alone)
  *     run TIME                   (later commands happen TIME later)
@@ -455,6 +459,49 @@ static int ck_busy(int argc, char **argv, char *why, size_t n)
 
 	if (argc == 2 && sim_parse_cpus_frac(argv[1], &d) < 0) {
 		snprintf(why, n, "bad CPU demand '%s' (0..1)", argv[1]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* split NAME [quota=US] [period=US] [shares=N] LEAF...: the options are v1 cpu
+ * settings (a quota of -1 or none: no quota), every other word a leaf's path. */
+static int ck_split(int argc, char **argv, char *why, size_t n)
+{
+	const char *v;
+	uint64_t x;
+	int i, leaves = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+
+		if (!eq) {
+			leaves++;
+			continue;
+		}
+		if (strncmp(argv[i], "quota=", 6) && strncmp(argv[i], "period=", 7) &&
+		    strncmp(argv[i], "shares=", 7)) {
+			snprintf(why, n, "unknown option '%.*s'", (int)(eq - argv[i]), argv[i]);
+			return -EINVAL;
+		}
+	}
+	if (!leaves) {
+		snprintf(why, n, "no leaf to split over");
+		return -EINVAL;
+	}
+	v = sim_opt_find(argc, argv, "quota");
+	if (v && strcmp(v, "-1") && (sim_parse_uint(v, 1000000000, &x) < 0 || x < 1000)) {
+		snprintf(why, n, "bad quota '%s' (-1, or 1000..1000000000 us)", v);
+		return -EINVAL;
+	}
+	v = sim_opt_find(argc, argv, "period");
+	if (v && (sim_parse_uint(v, 1000000, &x) < 0 || x < 1000)) {
+		snprintf(why, n, "bad period '%s' (1000..1000000 us)", v);
+		return -EINVAL;
+	}
+	v = sim_opt_find(argc, argv, "shares");
+	if (v && (sim_parse_uint(v, 262144, &x) < 0 || x < 2)) {
+		snprintf(why, n, "bad shares '%s' (2..262144)", v);
 		return -EINVAL;
 	}
 	return 0;

@@ -21,6 +21,7 @@
  * hierarchy is mounted.
  */
 #include "sim/sim_impl.h"
+#include "sim/v2split.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -466,6 +467,7 @@ void sim_free(struct sim *s)
 
 	if (!s)
 		return;
+	sim_v2split_free(s->v2split);
 	sim_net_fini(s);
 	sim_blk_fini(s);
 	sim_mem_fini(s);

@@ -426,6 +426,9 @@ struct sim {
 	/* network */
 	void *net;               /* net.c's state */
 
+	/* `split`: the v2 layout's quota and weight division (v2split.c), or NULL */
+	struct sim_v2split *v2split;
+
 	/* sampling */
 	sim_time sample_every;
 	struct sim_event_src sample_ev;
