@@ -56,29 +56,43 @@ struct layout {
 
 static const struct layout layouts[] = {
 	/* test_divergent.sh: 25% + 24% on the kernel */
-	{ "two_spinners", 2, 10,
+	{ "two_spinners",
+	  2,
+	  10,
 	  { { "q", 50000, 0 } },
 	  { { "s1", "a", "q", 0.25 }, { "s2", "b", "q", 0.24 } },
 	  "busy s1\nbusy s2\nrun 10s\n" },
 	/* test_divergent.sh: the spinner 44% over 6 s on the kernel */
-	{ "spinner_sleeper", 2, 6,
+	{ "spinner_sleeper",
+	  2,
+	  6,
 	  { { "q", 50000, 0 } },
 	  { { "s1", "a", "q", 0.44 }, { "s2", "b", "q", 0 } },
 	  "busy s1\nrun 6s\n" },
-	{ "unequal_demand", 2, 10,
+	{ "unequal_demand",
+	  2,
+	  10,
 	  { { "q", 50000, 0 } },
 	  { { "s1", "a", "q", 0 }, { "s2", "b", "q", 0 } },
 	  "busy s1\nbusy s2 0.1\nrun 10s\n" },
-	{ "shares_2to1", 2, 10,
+	{ "shares_2to1",
+	  2,
+	  10,
 	  { { "p", 0, 2048 }, { "q", 0, 1024 } },
-	  { { "p1", "a", "p", 0 }, { "p2", "b", "p", 0 }, { "q1", "a", "q", 0 },
+	  { { "p1", "a", "p", 0 },
+	    { "p2", "b", "p", 0 },
+	    { "q1", "a", "q", 0 },
 	    { "q2", "b", "q", 0 } },
 	  "busy p1\nbusy p2\nbusy q1\nbusy q2\nrun 10s\n" },
-	{ "shares_uneven", 1, 10,
+	{ "shares_uneven",
+	  1,
+	  10,
 	  { { "p", 0, 1024 }, { "q", 0, 1024 } },
 	  { { "p1", "a", "p", 0 }, { "p2", "b", "p", 0 }, { "q1", "a", "q", 0 } },
 	  "busy p1\nbusy p2\nbusy q1\nrun 10s\n" },
-	{ "shifting_quota", 2, 12,
+	{ "shifting_quota",
+	  2,
+	  12,
 	  { { "q", 50000, 0 } },
 	  { { "s1", "a", "q", 0 }, { "s2", "b", "q", 0 } },
 	  "busy s1\nrun 3s\nidle s1\nbusy s2\nrun 3s\nbusy s1\nrun 3s\nidle s2\nrun 3s\n" },
@@ -121,11 +135,12 @@ static void gen(const struct layout *l, int v2, struct ucg_buf *b)
 				;
 			if (j == i)
 				ucg_buf_printf(b, "mkdir cpu/%s\n", l->t[i].mem);
-			ucg_buf_printf(b,
-				       "mkdir cpu/%s/.ucg.cpu:%s\nmkdir cpu/%s/.ucg.cpu:%s/.ucg\n"
-				       "spawn %s\necho $%s > cpu/%s/.ucg.cpu:%s/.ucg/cgroup.procs\n",
-				       l->t[i].mem, l->t[i].cpu, l->t[i].mem, l->t[i].cpu,
-				       l->t[i].name, l->t[i].name, l->t[i].mem, l->t[i].cpu);
+			ucg_buf_printf(
+				b,
+				"mkdir cpu/%s/.ucg.cpu:%s\nmkdir cpu/%s/.ucg.cpu:%s/.ucg\n"
+				"spawn %s\necho $%s > cpu/%s/.ucg.cpu:%s/.ucg/cgroup.procs\n",
+				l->t[i].mem, l->t[i].cpu, l->t[i].mem, l->t[i].cpu, l->t[i].name,
+				l->t[i].name, l->t[i].mem, l->t[i].cpu);
 		}
 		for (i = 0; v2 == 1 && i < MAX_G && l->g[i].name; i++) {
 			ucg_buf_printf(b, "split %s quota=%d shares=%d", l->g[i].name,
@@ -299,7 +314,8 @@ int main(void)
 			printf("v2split.%s.%s.v2 %.3f CPUs\n", l->name, l->g[g].name,
 			       tb / (double)(b.nrow - 1));
 		}
-		printf("v2split.%s.err_mean %.3f CPUs\n", l->name, nerr ? err_sum / (double)nerr : 0);
+		printf("v2split.%s.err_mean %.3f CPUs\n", l->name,
+		       nerr ? err_sum / (double)nerr : 0);
 		printf("v2split.%s.err_worst %.3f CPUs\n", l->name, err_worst);
 		printf("v2split.%s.undivided.err_mean %.3f CPUs\n", l->name,
 		       nerr ? und_sum / (double)nerr : 0);
@@ -310,7 +326,8 @@ int main(void)
 
 			if (!l->t[g].kernel)
 				continue;
-			snprintf(path, sizeof(path), "/%s/.ucg.cpu:%s/.ucg", l->t[g].mem, l->t[g].cpu);
+			snprintf(path, sizeof(path), "/%s/.ucg.cpu:%s/.ucg", l->t[g].mem,
+				 l->t[g].cpu);
 			for (r = 1; r < b.nrow; r++)
 				sum += col(&b, r, path);
 			printf("v2split.%s.%s %.3f CPUs\n", l->name, l->t[g].name,

@@ -20,7 +20,6 @@ uint64_t ucg_v1v2_cpu_weight(uint64_t shares)
 	return (uint64_t)ceil(pow(10, exponent) - 1e-9);
 }
 
-
 void ucg_v2_split_quota(uint64_t quota_us, uint64_t period_us, uint64_t interval_us,
 			struct ucg_v2_split_leaf *leaves, size_t n)
 {

@@ -1,5 +1,5 @@
-/* host/v2split.c — a v1 cpu quota shared by the v2 leaves of a divergent layout (the
- * model and its limits are in v2split.h). */
+/* host/v2split.c — a v1 cpu quota and weight shared by the v2 leaves of a divergent
+ * layout (the model and its limits are in v2split.h). */
 #include "host/v2split.h"
 
 #include "base/alloc.h"
@@ -19,6 +19,7 @@ struct leaf {
 	char *outer, *cpu;       /* its mirror's v1 path, its cpu cgroup's path */
 	uint64_t usage_us;       /* cpu.stat usage_usec */
 	uint64_t throttled;      /* cpu.stat nr_throttled */
+	uint64_t waited_us;      /* cpu.pressure "some" total (0 without PSI) */
 	uint64_t ppm;            /* last round's part, quota per period in millionths; 0: none */
 	uint64_t want_q, want_p; /* this round's smallest part (want_p 0: none) */
 };
@@ -30,6 +31,7 @@ struct ucg_v2split {
 	size_t n, cap;
 	uint64_t last_us;
 	unsigned long rounds, divided, writes; /* divided: quotas divided, all rounds */
+	unsigned long weighed;                 /* weights divided, all rounds */
 };
 
 int ucg_v2split_new(struct ucg_v2obs *o, struct ucg_cgv2 *b, struct ucg_v2split **ret)
@@ -143,6 +145,15 @@ static void collect(void *ctx, const char *rel)
 		ucg_v2_keyed(stat.data, "nr_throttled", &l->throttled);
 	}
 	ucg_buf_fini(&stat);
+	/* "some avg10=0.00 avg60=0.00 avg300=0.00 total=N" first: the first total */
+	ucg_buf_init(&stat);
+	if (ucg_cgv2_read(r->sp->b, rel, "cpu.pressure", &stat) == 0 && stat.data) {
+		const char *t = strstr(stat.data, "total=");
+
+		if (t)
+			l->waited_us = strtoull(t + 6, NULL, 10);
+	}
+	ucg_buf_fini(&stat);
 	r->n++;
 }
 
@@ -162,6 +173,95 @@ static void put_max(struct ucg_v2split *sp, const char *rel, const char *value)
 		sp->writes++;
 }
 
+/* The length of rel's cpu level ("/a/.ucg.cpu:b" of "/a/.ucg.cpu:b/.ucg"), 0 when the
+ * leaf has none (its cpu path is its outer one). */
+static size_t cpu_level(const char *rel)
+{
+	const char *p = strstr(rel, "/.ucg.cpu:");
+	const char *end;
+
+	if (!p)
+		return 0;
+	end = strchr(p + 1, '/');
+	return end ? (size_t)(end - rel) : strlen(rel);
+}
+
+/* Writes value to rel's file unless it reads so already. */
+static void put_value(struct ucg_v2split *sp, const char *rel, const char *file, const char *value)
+{
+	struct ucg_buf cur;
+	size_t n = strlen(value);
+	int same;
+
+	ucg_buf_init(&cur);
+	same = ucg_cgv2_read(sp->b, rel, file, &cur) == 0 && cur.data &&
+	       !strncmp(cur.data, value, n) && (cur.data[n] == '\n' || !cur.data[n]);
+	ucg_buf_fini(&cur);
+	if (!same && ucg_cgv2_write(sp->b, rel, file, value) == 0)
+		sp->writes++;
+}
+
+/* Divides the cpu.weight of cpu cgroup path (shares) over the cpu levels of the leaves
+ * holding its own tasks (ucg_v2_split_weight, by runnable time: CPU used plus the
+ * cpu.pressure "some" wait since the last round; a leaf new this round wants a whole
+ * CPU). Leaves whose cpu path is their outer one count in the sum but keep the
+ * mirror's whole weight: they have no level to write. */
+static void divide_weight(struct ucg_v2split *sp, struct round *r, const char *path,
+			  uint64_t shares, uint64_t interval_us)
+{
+	struct ucg_v2_weight_part *parts = NULL;
+	size_t *lvl = NULL; /* per part: its first leaf */
+	size_t i, j, k = 0, levels = 0;
+
+	for (i = 0; i < r->n; i++)
+		levels += !strcmp(r->v[i].cpu, path) && cpu_level(r->v[i].rel);
+	if (!levels)
+		return; /* every task of it where its mirror is: the mirror's weight is exact */
+	parts = ucg_calloc(r->n, sizeof(*parts));
+	lvl = ucg_calloc(r->n, sizeof(*lvl));
+	if (!parts || !lvl)
+		goto out;
+	for (i = 0; i < r->n; i++) {
+		struct leaf *l = &r->v[i];
+		struct leaf key = { .rel = l->rel }, *prev;
+		size_t n = cpu_level(l->rel);
+		uint64_t d;
+
+		if (strcmp(l->cpu, path))
+			continue;
+		prev = sp->v ? bsearch(&key, sp->v, sp->n, sizeof(*sp->v), cmp_rel) : NULL;
+		if (prev && l->usage_us >= prev->usage_us && l->waited_us >= prev->waited_us)
+			d = l->usage_us - prev->usage_us + l->waited_us - prev->waited_us;
+		else
+			d = interval_us ? interval_us : 1;
+		/* leaves under one level (deeper levels of later hierarchies) are one part */
+		for (j = 0; j < k; j++)
+			if (n && cpu_level(r->v[lvl[j]].rel) == n &&
+			    !strncmp(r->v[lvl[j]].rel, l->rel, n))
+				break;
+		if (j == k)
+			lvl[k++] = i;
+		parts[j].demand_us += d;
+	}
+	ucg_v2_split_weight(ucg_v1v2_cpu_weight(shares < 2 ? 2 : shares), parts, k);
+	for (j = 0; j < k; j++) {
+		const struct leaf *l = &r->v[lvl[j]];
+		size_t n = cpu_level(l->rel);
+		char dir[PATH_MAX], value[32];
+
+		if (!n || n >= sizeof(dir))
+			continue;
+		memcpy(dir, l->rel, n);
+		dir[n] = '\0';
+		snprintf(value, sizeof(value), "%llu", (unsigned long long)parts[j].weight);
+		put_value(sp, dir, "cpu.weight", value);
+	}
+	sp->weighed++;
+out:
+	ucg_free(parts);
+	ucg_free(lvl);
+}
+
 /* Divides (or not) the quota of cpu cgroup cg at path over the round's leaves. */
 static void divide(struct ucg_v2split *sp, struct round *r, const struct ucg_cgroup *cg,
 		   const char *path, uint64_t interval_us)
@@ -172,7 +272,10 @@ static void divide(struct ucg_v2split *sp, struct round *r, const struct ucg_cgr
 	size_t i, k = 0;
 	int exact = 1;
 
-	if (ucg_cpu_bandwidth_get(cg, &bw) < 0 || bw.quota_us < 0 || !bw.period_us)
+	if (ucg_cpu_bandwidth_get(cg, &bw) < 0)
+		return;
+	divide_weight(sp, r, path, bw.shares, interval_us);
+	if (bw.quota_us < 0 || !bw.period_us)
 		return;
 	for (i = 0; i < r->n && exact; i++) /* the mirror holds exactly the subtree */
 		exact = within(r->v[i].cpu, path) == within(r->v[i].outer, path);
@@ -281,6 +384,7 @@ void ucg_v2split_describe(const struct ucg_v2split *sp, struct ucg_buf *out)
 
 	for (i = 0; i < sp->n; i++)
 		parts += sp->v[i].ppm != 0;
-	ucg_buf_printf(out, "enforce_split rounds %lu leaves %zu parts %zu writes %lu\n",
-		       sp->rounds, sp->n, parts, sp->writes);
+	ucg_buf_printf(out,
+		       "enforce_split rounds %lu leaves %zu parts %zu weighed %lu writes %lu\n",
+		       sp->rounds, sp->n, parts, sp->weighed, sp->writes);
 }

@@ -6,17 +6,17 @@
 
 /* The v1 layout: memory /a, /b (no CPU effect: left out) and cpu /q with a 50% quota;
  * the v2 layout: /a/.ucg.cpu:q/.ucg and /b/.ucg.cpu:q/.ucg, the quota split. */
-#define V1_Q                                                                           \
-	"cpus 2\nmount -o cpu,cpuacct cpu\nmkdir cpu/q\n"                              \
-	"echo 50000 > cpu/q/cpu.cfs_quota_us\nspawn s1\nspawn s2\n"                    \
+#define V1_Q                                                                                       \
+	"cpus 2\nmount -o cpu,cpuacct cpu\nmkdir cpu/q\n"                                          \
+	"echo 50000 > cpu/q/cpu.cfs_quota_us\nspawn s1\nspawn s2\n"                                \
 	"echo $s1 > cpu/q/cgroup.procs\necho $s2 > cpu/q/cgroup.procs\n"
-#define V2_Q                                                                           \
-	"cpus 2\nmount -o cpu,cpuacct cpu\n"                                           \
-	"mkdir cpu/a\nmkdir cpu/a/.ucg.cpu:q\nmkdir cpu/a/.ucg.cpu:q/.ucg\n"           \
-	"mkdir cpu/b\nmkdir cpu/b/.ucg.cpu:q\nmkdir cpu/b/.ucg.cpu:q/.ucg\n"           \
-	"spawn s1\nspawn s2\n"                                                         \
-	"echo $s1 > cpu/a/.ucg.cpu:q/.ucg/cgroup.procs\n"                              \
-	"echo $s2 > cpu/b/.ucg.cpu:q/.ucg/cgroup.procs\n"                              \
+#define V2_Q                                                                                       \
+	"cpus 2\nmount -o cpu,cpuacct cpu\n"                                                       \
+	"mkdir cpu/a\nmkdir cpu/a/.ucg.cpu:q\nmkdir cpu/a/.ucg.cpu:q/.ucg\n"                       \
+	"mkdir cpu/b\nmkdir cpu/b/.ucg.cpu:q\nmkdir cpu/b/.ucg.cpu:q/.ucg\n"                       \
+	"spawn s1\nspawn s2\n"                                                                     \
+	"echo $s1 > cpu/a/.ucg.cpu:q/.ucg/cgroup.procs\n"                                          \
+	"echo $s2 > cpu/b/.ucg.cpu:q/.ucg/cgroup.procs\n"                                          \
 	"split q quota=50000 cpu/a/.ucg.cpu:q/.ucg cpu/b/.ucg.cpu:q/.ucg\n"
 
 static double cpus_of(struct sim *s, const char *path, double secs)
@@ -145,8 +145,8 @@ static void test_errors(void)
 {
 	struct sim_err err;
 	int r;
-	struct sim *s = ts_run("mount -o cpu cpu\nsplit q cpu/nope\n", 0, SIM_CHARGING_KERNEL,
-			       &r, &err);
+	struct sim *s =
+		ts_run("mount -o cpu cpu\nsplit q cpu/nope\n", 0, SIM_CHARGING_KERNEL, &r, &err);
 
 	T_EQ_INT(r, -ENOENT);
 	T_CHECK(strstr(err.msg, "t.ucg:2: split: cpu/nope: no cpu cgroup") != NULL);

@@ -231,8 +231,8 @@ static void round_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 		sim_schedule(s, sp->next_round, &sp->round_ev, 0);
 }
 
-int sim_v2split_add(struct sim *s, int line, const char *name, int64_t quota_us,
-		    uint64_t period_us, uint64_t shares, struct sim_cg **leaves, size_t n)
+int sim_v2split_add(struct sim *s, int line, const char *name, int64_t quota_us, uint64_t period_us,
+		    uint64_t shares, struct sim_cg **leaves, size_t n)
 {
 	struct sim_v2split *sp = s->v2split;
 	struct split_group *g;

@@ -12,8 +12,8 @@ struct sim_v2split;
  * none) and shares, spread over leaves[0..n) (cpu cgroups of the v2-shaped tree, not
  * owned); line is the command's, for errors. Its first round runs now, then once a
  * second. 0 or -ENOMEM, or the errno of a write the engine refused. */
-int sim_v2split_add(struct sim *s, int line, const char *name, int64_t quota_us,
-		    uint64_t period_us, uint64_t shares, struct sim_cg **leaves, size_t n);
+int sim_v2split_add(struct sim *s, int line, const char *name, int64_t quota_us, uint64_t period_us,
+		    uint64_t shares, struct sim_cg **leaves, size_t n);
 /* NULL is fine. */
 void sim_v2split_free(struct sim_v2split *sp);
 

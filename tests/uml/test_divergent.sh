@@ -4,7 +4,8 @@
 # quota. v1 holds the two together to 50% of the CPU; the daemon's v2 layout puts
 # them in two leaves (/a/.ucg.cpu:q, /b/.ucg.cpu:q) and divides the quota over them
 # by demand once a second (src/host/v2split.h): two spinners get 25% each, 50% in
-# all; a spinner beside a sleeper gets nearly all 50% after the first round.
+# all; a spinner beside a sleeper gets nearly all 50% after the first round. q's
+# cpu.shares (weight 100) is divided the same way over the .ucg.cpu:q levels.
 . "$(dirname "$0")/lib.sh" "$1" "$2"
 
 ucg_start || { bad "daemon starts"; uml_done; exit 1; }
@@ -83,6 +84,24 @@ for l in $leaves; do
 	echo "# $l: cpu.max $q $p"
 done
 check "the leaves' parts add up to the quota" "$sum" "50000"
+# cpu.shares (1024 -> weight 100) divided over the two cpu levels by runnable time:
+# two spinners, about 50 each. One round writes both; a round may fall between two
+# reads, so read them together until two reads agree.
+levels=$(for l in $leaves; do dirname $l; done)
+ws=""
+for ((i = 0; i < 10; i++)); do
+	w1=$(cd / && for d in $levels; do cat $d/cpu.weight; done | tr '\n' ' ')
+	w2=$(cd / && for d in $levels; do cat $d/cpu.weight; done | tr '\n' ' ')
+	[ "$w1" = "$w2" ] && { ws=$w1; break; }
+	nap 0.1
+done
+echo "# the levels' cpu.weight: $ws"
+wsum=0
+for w in $ws; do
+	within "a spinner's level carries about half q's weight" "$w" 25 75
+	wsum=$((wsum + w))
+done
+within "the levels' weights add up to q's (100)" "$wsum" 98 102
 read -r a b <<<"$(share $A $B | tr '\n' ' ')"
 echo "# two spinners: $a% and $b%"
 within "together under the 50% quota (%)" "$((a + b))" 30 58
@@ -101,6 +120,9 @@ nap 2.5
 a=$(share $A)
 echo "# a spinner beside a sleeper: $a%"
 within "the busy leaf takes the idle one's part (%)" "$a" 36 55
+w=$(cat $(find $CG2 -type d -path '*/ucgroups/a/.ucg.cpu:q' | head -n 1)/cpu.weight)
+echo "# the spinner's level: cpu.weight $w"
+within "and nearly all q's weight" "$w" 90 100
 kill $A $S
 wait $A $S 2>/dev/null
 check "stats count the divided quota" "$("$UCG" ctl stats | grep -c '^enforce_split rounds [1-9]')" "1"
