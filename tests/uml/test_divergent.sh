@@ -85,15 +85,20 @@ for l in $leaves; do
 done
 check "the leaves' parts add up to the quota" "$sum" "50000"
 # cpu.shares (1024 -> weight 100) divided over the two cpu levels by runnable time:
-# two spinners, about 50 each. One round writes both; a round may fall between two
-# reads, so read them together until two reads agree.
-levels=$(for l in $leaves; do dirname $l; done)
-ws=""
+# two spinners, about 50 each. One round writes both; read them with builtins (forks
+# are slow here) until two reads agree, in case a round fell between.
+levels=()
+for l in $leaves; do levels+=("${l%/*}"); done
+weights() {
+	local d w
+	for d in "${levels[@]}"; do
+		read -r w < "$d/cpu.weight"
+		echo -n "$w "
+	done
+}
 for ((i = 0; i < 10; i++)); do
-	w1=$(cd / && for d in $levels; do cat $d/cpu.weight; done | tr '\n' ' ')
-	w2=$(cd / && for d in $levels; do cat $d/cpu.weight; done | tr '\n' ' ')
-	[ "$w1" = "$w2" ] && { ws=$w1; break; }
-	nap 0.1
+	ws=$(weights)
+	[ "$ws" = "$(weights)" ] && break
 done
 echo "# the levels' cpu.weight: $ws"
 wsum=0
