@@ -216,8 +216,33 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* UCG_SIM_HOUR_MINUTES=1: the CPU seconds each virtual minute took, on stderr */
+struct hour_progress {
+	double c0;
+	sim_time next;
+};
+
+static void hour_minute(void *ctx, sim_time now, sim_time end, uint64_t events)
+{
+	struct hour_progress *p = ctx;
+
+	(void)end;
+	while (now >= p->next) {
+		double c = cpu_s();
+
+		fprintf(stderr, "minute %lld: %.2f s CPU, %llu events so far\n",
+			(long long)(p->next / (60 * SIM_SEC)), c - p->c0,
+			(unsigned long long)events);
+		p->c0 = c;
+		p->next += 60 * SIM_SEC;
+	}
+}
+
 static void bench_hour(const char *model, const char *suffix)
 {
+	const char *hs = getenv("UCG_SIM_HOUR_S"), *pm = getenv("UCG_SIM_HOUR_MINUTES");
+	double virt = hs ? atof(hs) : 3600.0;
+	struct hour_progress prog = { 0, 60 * SIM_SEC };
 	struct sim_config cfg;
 	struct sim_err err;
 	struct sim *s = NULL;
@@ -228,12 +253,21 @@ static void bench_hour(const char *model, const char *suffix)
 	sim_bench_hour_scenario(&b, model);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.seed = 1;
+	if (virt <= 0 || virt > 3600.0)
+		virt = 3600.0;
+	cfg.until = (sim_time)(virt * SIM_SEC);
+	if (pm && *pm == '1') {
+		cfg.progress = hour_minute;
+		cfg.progress_ctx = &prog;
+		cfg.progress_every = 1000;
+	}
 	if (sim_new(&cfg, &s) < 0 || sim_load(s, "hour.ucg", b.data, b.len, &err) < 0) {
 		fprintf(stderr, "bench: hour: %s\n", s ? err.msg : "no memory");
 		goto out;
 	}
 	w0 = wall_s();
 	c0 = cpu_s();
+	prog.c0 = c0;
 	if (sim_run(s, &err) < 0) {
 		fprintf(stderr, "bench: hour: %s\n", err.msg);
 		goto out;
@@ -241,7 +275,9 @@ static void bench_hour(const char *model, const char *suffix)
 	w = wall_s() - w0;
 	c = cpu_s() - c0;
 	printf("sim.hour_64cpu_s%s %.2f s\n", suffix, w);
-	printf("sim.hour_64cpu_virtual_per_wall%s %.0f x\n", suffix, 3600.0 / w);
+	if (virt != 3600.0)
+		printf("# virtual length %.0f s (UCG_SIM_HOUR_S), not the hour\n", virt);
+	printf("sim.hour_64cpu_virtual_per_wall%s %.0f x\n", suffix, virt / w);
 	printf("sim.hour_64cpu_cpu_s%s %.2f s\n", suffix, c);
 	printf("sim.hour_64cpu_events%s %llu events\n", suffix, (unsigned long long)sim_events(s));
 out:

@@ -232,6 +232,7 @@ void sim_cpu_fini(struct sim *s)
 	if (!st)
 		return;
 	ucg_free(st->rq);
+	ucg_free(st->gone);
 	ucg_free(st->slot);
 	ucg_free(st->g_first);
 	ucg_free(st->g_flags);
@@ -398,6 +399,7 @@ void sim_cpu_update(struct sim *s)
 		st = ucg_calloc(1, sizeof(*st));
 		if (!st)
 			goto out;
+		st->free_rq = -1;
 		s->cpu_state = st;
 	}
 	st->nrun = 0;
@@ -495,6 +497,7 @@ void sim_cpu_update(struct sim *s)
 	for (i = 0; i < st->nalloc; i++)
 		st->g_flags[st->alloc_list[i]] &= (unsigned char)~G_ALLOC;
 	st->nalloc = 0;
+	sim_cpu_rqs_drop(st);
 	for (i = 0; i < s->nr_cpus; i++)
 		st->nrun += st->runs[i].n;
 	if (st->run_err) {

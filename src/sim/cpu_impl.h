@@ -47,6 +47,7 @@ struct rq {
 	int first_task;            /* runnable tasks queued here, ascending task index */
 	int next_reached;          /* in its CPU's list of rqs the last share reached */
 	bool dirty;                /* load and d to be summed again */
+	bool gone;                 /* listed in st->gone */
 	bool up;                   /* d changed: the parent's sums must be redone */
 	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
 	double d;                  /* CPUs its tasks want here */
@@ -98,6 +99,9 @@ struct wkey {
 struct cpu_state {
 	struct rq *rq;
 	size_t nrq, crq;
+	int free_rq;         /* rqs dropped for reuse, linked by next_of_cg; -1 none */
+	int *gone;           /* rqs that emptied in this recompute: dropped at its end if */
+	size_t ngone, cgone; /* still empty (sim_cpu_rqs_drop) */
 	int *slot; /* (group slot, CPU) -> its rq, -1; NULL when too large */
 	size_t cslot, slot_nslots;
 	unsigned slot_ncpu;
@@ -265,6 +269,11 @@ void sim_cpu_task_dequeue(struct sim *s, struct cpu_state *st, int k);
 /* Queues task k where its group cg and its CPU say, if it is not there yet; -ENOMEM. */
 int sim_cpu_task_place(struct sim *s, struct cpu_state *st, int k, struct sim_cg *cg);
 /* Redoes every dirty group, children first, then reads the CPUs' root loads; -ENOMEM. */
+/* Drops the rqs that emptied in this recompute and are still empty, unlinked and
+ * without a grant (after the shares and alloc sums): an empty rq adds exact zeros to
+ * every sum, so dropping it changes no figure, and a group's rqs stay as many as the
+ * CPUs it runs on, not every CPU it ever ran on. */
+void sim_cpu_rqs_drop(struct cpu_state *st);
 int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st);
 
 /* cpu_balance.c */

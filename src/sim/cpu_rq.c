@@ -174,9 +174,14 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 			if (st->rq[i].cpu == cpu)
 				return i;
 	}
-	if (sim_cpu_grow((void **)&st->rq, &st->crq, st->nrq + 1, sizeof(*st->rq)) < 0)
-		return -1;
-	i = (int)st->nrq++;
+	if (st->free_rq >= 0) {
+		i = st->free_rq;
+		st->free_rq = st->rq[i].next_of_cg;
+	} else {
+		if (sim_cpu_grow((void **)&st->rq, &st->crq, st->nrq + 1, sizeof(*st->rq)) < 0)
+			return -1;
+		i = (int)st->nrq++;
+	}
 	q = &st->rq[i];
 	memset(q, 0, sizeof(*q));
 	q->cg = cg;
@@ -206,6 +211,8 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 				st->slot[(size_t)st->rq[i].slot * st->slot_ncpu +
 					 (size_t)st->rq[i].cpu] = -1;
 	st->nrq = 0;
+	st->free_rq = -1;
+	st->ngone = 0;
 	for (i = 0; i < st->nslots; i++) {
 		st->g_first[i] = -1;
 		st->g_flags[i] = 0;
@@ -377,6 +384,12 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 			 * Throttled on this CPU alone (the tick model): dequeued there */
 			if (r->parent >= 0)
 				rq_unlink(st, q);
+			if (r->first_task < 0 && r->first_child < 0 && !r->gone &&
+			    sim_cpu_grow((void **)&st->gone, &st->cgone, st->ngone + 1,
+					 sizeof(int)) == 0) {
+				st->rq[q].gone = true; /* dropped at the end if still empty */
+				st->gone[st->ngone++] = q;
+			}
 		} else if (r->parent < 0) {
 			int cpu = r->cpu;
 			int p = rq_get(st, g->parent->id + 1, g->parent, cpu);
@@ -416,6 +429,30 @@ int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 	for (c = 0; c < s->nr_cpus; c++)
 		st->cpu_load[c] = st->cpu_root[c] >= 0 ? st->rq[st->cpu_root[c]].load : 0;
 	return 0;
+}
+
+void sim_cpu_rqs_drop(struct cpu_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ngone; i++) {
+		int q = st->gone[i], *pp;
+		struct rq *r = &st->rq[q];
+
+		r->gone = false;
+		if (r->first_task >= 0 || r->first_child >= 0 || r->parent >= 0 || r->dirty ||
+		    r->a != 0 || r->d != 0 || st->cpu_root[r->cpu] == q)
+			continue;
+		for (pp = &st->g_first[r->slot]; *pp != q; pp = &st->rq[*pp].next_of_cg)
+			;
+		*pp = r->next_of_cg;
+		if (st->slot)
+			st->slot[(size_t)r->slot * st->slot_ncpu + (size_t)r->cpu] = -1;
+		r->cpu = -1; /* skipped by the index rebuilds */
+		r->next_of_cg = st->free_rq;
+		st->free_rq = q;
+	}
+	st->ngone = 0;
 }
 
 /* The task's rq slot: its cpu cgroup (the root when it has none), or the
