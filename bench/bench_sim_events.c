@@ -280,6 +280,9 @@ static void bench_hour(const char *model, const char *suffix)
 	printf("sim.hour_64cpu_virtual_per_wall%s %.0f x\n", suffix, virt / w);
 	printf("sim.hour_64cpu_cpu_s%s %.2f s\n", suffix, c);
 	printf("sim.hour_64cpu_events%s %llu events\n", suffix, (unsigned long long)sim_events(s));
+	printf("sim.hour_64cpu_recomputes%s %llu recomputes\n", suffix,
+	       (unsigned long long)s->cpu_updates);
+	printf("sim.hour_64cpu_reshares%s %llu CPUs\n", suffix, (unsigned long long)s->cpu_reshares);
 out:
 	sim_free(s);
 	ucg_buf_fini(&b);

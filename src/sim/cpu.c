@@ -395,6 +395,7 @@ void sim_cpu_update(struct sim *s)
 	int r = -ENOMEM;
 
 	s->cpu_dirty = false;
+	s->cpu_updates++;
 	if (!st) {
 		st = ucg_calloc(1, sizeof(*st));
 		if (!st)
@@ -483,8 +484,10 @@ void sim_cpu_update(struct sim *s)
 		r = 0;
 	}
 	for (i = 0; i < s->nr_cpus; i++)
-		if (st->reshare[i])
+		if (st->reshare[i]) {
 			sim_cpu_share_cpu(s, st, (unsigned)i);
+			s->cpu_reshares++;
+		}
 	if (st->full_alloc) {
 		if (hi)
 			sim_cpu_alloc_tree(s, st, hi->root);

@@ -381,6 +381,8 @@ struct sim {
 	bool cpu_digesting;
 	uint64_t cpu_shortcuts;
 	uint64_t cpu_digest;
+	/* Benchmarks: recomputes run, and CPUs shared again in them */
+	uint64_t cpu_updates, cpu_reshares;
 
 	/* memory model */
 	uint64_t mem_pages;      /* machine RAM in pages */
