@@ -216,7 +216,9 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* UCG_SIM_HOUR_MINUTES=1: the CPU seconds each virtual minute took, on stderr */
+/* UCG_SIM_HOUR_S=N: N virtual seconds, not the hour (the figures say so).
+ * UCG_SIM_HOUR_MINUTES=1: the CPU seconds each virtual minute took, on stderr.
+ * UCG_SIM_HOUR_SUMMARY=FILE: the run's summary table and transcript go to FILE. */
 struct hour_progress {
 	double c0;
 	sim_time next;
@@ -241,6 +243,7 @@ static void hour_minute(void *ctx, sim_time now, sim_time end, uint64_t events)
 static void bench_hour(const char *model, const char *suffix)
 {
 	const char *hs = getenv("UCG_SIM_HOUR_S"), *pm = getenv("UCG_SIM_HOUR_MINUTES");
+	const char *sum = getenv("UCG_SIM_HOUR_SUMMARY");
 	double virt = hs ? atof(hs) : 3600.0;
 	struct hour_progress prog = { 0, 60 * SIM_SEC };
 	struct sim_config cfg;
@@ -274,6 +277,18 @@ static void bench_hour(const char *model, const char *suffix)
 	}
 	w = wall_s() - w0;
 	c = cpu_s() - c0;
+	if (sum && *sum) {
+		/* the run's summary and transcript, to compare two builds' results */
+		FILE *f = fopen(sum, "w");
+		struct ucg_buf o;
+
+		ucg_buf_init(&o);
+		if (f && sim_format_summary(s, &o) == 0)
+			fprintf(f, "%s%s", o.data ? o.data : "", sim_log(s));
+		if (f)
+			fclose(f);
+		ucg_buf_fini(&o);
+	}
 	printf("sim.hour_64cpu_s%s %.2f s\n", suffix, w);
 	if (virt != 3600.0)
 		printf("# virtual length %.0f s (UCG_SIM_HOUR_S), not the hour\n", virt);
@@ -282,7 +297,8 @@ static void bench_hour(const char *model, const char *suffix)
 	printf("sim.hour_64cpu_events%s %llu events\n", suffix, (unsigned long long)sim_events(s));
 	printf("sim.hour_64cpu_recomputes%s %llu recomputes\n", suffix,
 	       (unsigned long long)s->cpu_updates);
-	printf("sim.hour_64cpu_reshares%s %llu CPUs\n", suffix, (unsigned long long)s->cpu_reshares);
+	printf("sim.hour_64cpu_reshares%s %llu CPUs\n", suffix,
+	       (unsigned long long)s->cpu_reshares);
 out:
 	sim_free(s);
 	ucg_buf_fini(&b);

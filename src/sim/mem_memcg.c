@@ -59,11 +59,37 @@ void sim_oom_kill(struct sim *s, struct sim_task *t, struct sim_cg *where, int l
 	sim_task_exit(s, t);
 }
 
+/* Lists t in s->anon_tasks, in creation order (a task's first anon pages usually
+ * come after those of every task listed, so this is an append). */
+static void anon_list(struct sim *s, struct sim_task *t)
+{
+	size_t j;
+
+	if (s->nanon_tasks == s->canon_tasks) {
+		size_t n = s->canon_tasks ? 2 * s->canon_tasks : 16;
+		struct sim_task **v = ucg_realloc(s->anon_tasks, n * sizeof(*v));
+
+		if (!v) {
+			s->anon_list_lost = true;
+			return;
+		}
+		s->anon_tasks = v;
+		s->canon_tasks = n;
+	}
+	for (j = s->nanon_tasks; j > 0 && s->anon_tasks[j - 1]->idx > t->idx; j--)
+		s->anon_tasks[j] = s->anon_tasks[j - 1];
+	s->anon_tasks[j] = t;
+	s->nanon_tasks++;
+	t->anon_listed = true;
+}
+
 /* Books n anon pages charged to cg on t. */
 void sim_memcg_anon_record(struct sim *s, struct sim_task *t, struct sim_cg *cg, uint64_t n)
 {
 	int i;
 
+	if (!t->anon_listed)
+		anon_list(s, t);
 	for (i = 0; i < 4; i++)
 		if (t->anon_cg[i] == cg || (!t->anon_cg[i] && !t->anon_n[i]) || i == 3)
 			break;
@@ -86,7 +112,8 @@ static unsigned cg_swappiness(struct sim_cg *cg)
 /* Moves up to want resident anon pages charged under top to swap, task by task (the
  * one with the most resident pages there first: anon LRU order is not modelled).
  * Pages of a memcg with swappiness 0 stay (v1 memcg reclaim does not scan anon
- * then). Returns the pages swapped. */
+ * then). Returns the pages swapped. Only the tasks that ever had anon pages are
+ * looked at (s->anon_tasks, in the order of s->tasks, so ties go the same way). */
 static uint64_t swap_out(struct sim *s, struct sim_cg *top, uint64_t want)
 {
 	uint64_t done = 0;
@@ -99,11 +126,11 @@ static uint64_t swap_out(struct sim *s, struct sim_cg *top, uint64_t want)
 		struct sim_task *best = NULL;
 		int bi = -1;
 		uint64_t bres = 0, n;
-		size_t k;
+		size_t k, nk = s->anon_list_lost ? s->ntasks : s->nanon_tasks;
 		int i;
 
-		for (k = 0; k < s->ntasks; k++) {
-			struct sim_task *t = s->tasks[k];
+		for (k = 0; k < nk; k++) {
+			struct sim_task *t = s->anon_list_lost ? s->tasks[k] : s->anon_tasks[k];
 
 			if (!t->alive)
 				continue;

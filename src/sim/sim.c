@@ -312,6 +312,7 @@ int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task 
 	t->memb_epoch = UINT64_MAX;
 	t->consumer = UINT32_MAX;
 	t->cpu = -1;
+	t->idx = s->ntasks;
 	s->tasks[s->ntasks++] = t;
 	*ret = t;
 	return 0;
@@ -479,6 +480,7 @@ void sim_free(struct sim *s)
 		ucg_free(s->tasks[i]);
 	}
 	ucg_free(s->tasks);
+	ucg_free(s->anon_tasks);
 	ucg_htable_fini(&s->tasks_by_tid);
 	sim_cgroups_fini(s);
 	for (i = 0; i < s->nhier; i++) {

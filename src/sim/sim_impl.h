@@ -167,6 +167,8 @@ struct sim_task {
 	double cpu_demand;       /* CPUs wanted, 0..1 */
 	uint64_t affinity;       /* `taskset` CPUs (bit i: CPU i), 0 = all */
 	uint64_t anon_pages;
+	size_t idx;                     /* its index in s->tasks */
+	bool anon_listed;               /* in s->anon_tasks */
 	struct sim_cg *anon_cg[4];      /* where its anon pages are charged */
 	uint64_t anon_n[4];
 	uint64_t anon_swap[4];          /* of anon_n[i], pages in swap (mem_memcg.c) */
@@ -352,6 +354,11 @@ struct sim {
 	/* tasks */
 	struct sim_task **tasks; /* creation order */
 	size_t ntasks, ctasks;
+	/* the tasks that ever had anon pages booked, in creation order: what swap_out
+	 * scans (mem_memcg.c) */
+	struct sim_task **anon_tasks;
+	size_t nanon_tasks, canon_tasks;
+	bool anon_list_lost; /* one could not be listed: swap_out scans every task */
 	struct ucg_htable tasks_by_tid;
 	int next_tid;
 	struct sim_consumer *consumers;
