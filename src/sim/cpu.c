@@ -309,18 +309,20 @@ static void group_check(struct cpu_state *st, struct sim_cg *g)
 }
 
 /* Gathers the runnable tasks in tid order; the others leave their CPU. Tasks whose
- * group or demand changed are requeued, new ones placed. */
+ * group or demand changed are requeued, new ones placed. Only the tasks that ever
+ * wanted CPU are looked at (s->cpu_tasks): for any other the loop would do nothing
+ * (it has no CPU, rate or runqueue). */
 static int gather(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 {
 	int ifrz = hier_index(s, UCG_SS_freezer), icpu = hier_index(s, UCG_SS_cpu);
 	int ics = hier_index(s, UCG_SS_cpuset);
-	bool place = false;
-	size_t i;
+	bool place = false, all = s->cpu_list_lost;
+	size_t i, n = all ? s->ntasks : s->ncpu_tasks;
 
 	st->nrt = 0;
-	for (i = 0; i < s->ntasks; i++) {
-		struct sim_task *t = s->tasks[i];
-		int k = (int)i;
+	for (i = 0; i < n; i++) {
+		int k = all ? (int)i : s->cpu_tasks[i];
+		struct sim_task *t = s->tasks[k];
 		double want;
 
 		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t, ifrz)) {

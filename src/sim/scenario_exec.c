@@ -439,8 +439,7 @@ static int ex_busy(struct sim *s, struct sim_cmd *c)
 		return s->run_err;
 	if (c->argc == 3)
 		sim_parse_cpus_frac(c->argv[2], &d);
-	t->cpu_demand = d;
-	s->cpu_dirty = true;
+	sim_task_set_demand(s, t, d);
 	return 0;
 }
 
@@ -461,8 +460,7 @@ static int ex_idle(struct sim *s, struct sim_cmd *c)
 
 	if (!t)
 		return s->run_err;
-	t->cpu_demand = 0;
-	s->cpu_dirty = true;
+	sim_task_set_demand(s, t, 0);
 	return 0;
 }
 

@@ -344,6 +344,33 @@ int sim_task_exit(struct sim *s, struct sim_task *t)
 	return r;
 }
 
+void sim_task_set_demand(struct sim *s, struct sim_task *t, double d)
+{
+	t->cpu_demand = d;
+	s->cpu_dirty = true;
+	if (d > 0 && !t->cpu_listed) {
+		size_t j;
+
+		if (s->ncpu_tasks == s->ccpu_tasks) {
+			size_t n = s->ccpu_tasks ? 2 * s->ccpu_tasks : 64;
+			int *v = ucg_realloc(s->cpu_tasks, n * sizeof(*v));
+
+			if (!v) {
+				s->cpu_list_lost = true;
+				return;
+			}
+			s->cpu_tasks = v;
+			s->ccpu_tasks = n;
+		}
+		/* ascending index: tasks are mostly made busy in creation order */
+		for (j = s->ncpu_tasks; j > 0 && (size_t)s->cpu_tasks[j - 1] > t->idx; j--)
+			s->cpu_tasks[j] = s->cpu_tasks[j - 1];
+		s->cpu_tasks[j] = (int)t->idx;
+		s->ncpu_tasks++;
+		t->cpu_listed = true;
+	}
+}
+
 void sim_task_refresh(struct sim *s, struct sim_task *t)
 {
 	size_t i;
@@ -481,6 +508,7 @@ void sim_free(struct sim *s)
 	}
 	ucg_free(s->tasks);
 	ucg_free(s->anon_tasks);
+	ucg_free(s->cpu_tasks);
 	ucg_htable_fini(&s->tasks_by_tid);
 	sim_cgroups_fini(s);
 	for (i = 0; i < s->nhier; i++) {

@@ -169,6 +169,7 @@ struct sim_task {
 	uint64_t anon_pages;
 	size_t idx;                     /* its index in s->tasks */
 	bool anon_listed;               /* in s->anon_tasks */
+	bool cpu_listed;                /* in s->cpu_tasks */
 	struct sim_cg *anon_cg[4];      /* where its anon pages are charged */
 	uint64_t anon_n[4];
 	uint64_t anon_swap[4];          /* of anon_n[i], pages in swap (mem_memcg.c) */
@@ -359,6 +360,12 @@ struct sim {
 	struct sim_task **anon_tasks;
 	size_t nanon_tasks, canon_tasks;
 	bool anon_list_lost; /* one could not be listed: swap_out scans every task */
+	/* the indexes of the tasks that ever wanted CPU, ascending: the only ones the CPU
+	 * model's gather need look at (cpu.c); cpu_list_lost: one could not be listed,
+	 * the gather looks at every task */
+	int *cpu_tasks;
+	size_t ncpu_tasks, ccpu_tasks;
+	bool cpu_list_lost;
 	struct ucg_htable tasks_by_tid;
 	int next_tid;
 	struct sim_consumer *consumers;
@@ -457,6 +464,8 @@ struct sim_task *sim_task_by_name(struct sim *s, const char *name);
 int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task *parent,
 		 bool kthread, struct sim_task **ret);
 int sim_task_exit(struct sim *s, struct sim_task *t);
+/* t wants d CPUs (0: none); the CPU model recomputes. */
+void sim_task_set_demand(struct sim *s, struct sim_task *t, double d);
 /* Brings t->cg[] up to date with the engine. */
 void sim_task_refresh(struct sim *s, struct sim_task *t);
 /* The cgroup of t in the hierarchy carrying controller ss, NULL if unbound. */
