@@ -132,18 +132,22 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 		if (lsrc <= st->cpu_load[gmin] + BALANCE_EPS)
 			break; /* the rest are as balanced */
 		/* A move to a CPU of load l gains 2·min(h, lsrc-l-h) at most: more than
-		 * BALANCE_EPS only if h < lsrc - l - BALANCE_EPS/2, and l is at least the
-		 * least load. When every task here has a larger h_load (by a margin far
-		 * above the rounding), no task here can move. */
-		if (st->minh_gen[src] == st->hgen[src] && st->minh[src] > 0 &&
-		    st->minh[src] >= lsrc - st->cpu_load[gmin] - BALANCE_EPS / 2 + 1)
+		 * BALANCE_EPS only if BALANCE_EPS/2 < h < lsrc - l - BALANCE_EPS/2, and l
+		 * is at least the least load. minh is the least h_load above
+		 * BALANCE_EPS/2 - 1 here (0: none): when it is at least the upper bound
+		 * (by a margin far above the rounding), or there is none, no task here
+		 * can move, and a scan would find none (the small tasks of a busy host
+		 * gain at most 2h < BALANCE_EPS and so no longer keep a CPU scanned) */
+		if (st->minh_gen[src] == st->hgen[src] &&
+		    (st->minh[src] <= 0 ||
+		     st->minh[src] >= lsrc - st->cpu_load[gmin] - BALANCE_EPS / 2 + 1))
 			continue;
 		for (i = st->chead[src]; i >= 0; i = st->cnext[i]) {
 			int dst = -1;
 			double h, gain;
 
 			h = task_h_load(st, i);
-			if (h > 0 && (minh <= 0 || h < minh))
+			if (h > BALANCE_EPS / 2 - 1 && (minh <= 0 || h < minh))
 				minh = h;
 			if (st->moved[i] == st->stamp)
 				continue;

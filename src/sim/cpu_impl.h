@@ -139,7 +139,8 @@ struct cpu_state {
 	double *cpu_load; /* the root runqueue's load */
 	/* A CPU's hgen changes whenever a runqueue on it changes its sums, weight or
 	 * link (what task_h_load reads): the h_loads kept in its rqs, and minh (the
-	 * least h_load > 0 of its tasks, 0: none) while minh_gen is hgen, still hold. */
+	 * least h_load above BALANCE_EPS/2 - 1 of its tasks, 0: none) while minh_gen is
+	 * hgen, still hold. */
 	uint32_t *hgen, *minh_gen;
 	double *minh;
 	uint32_t hgen_ctr;
