@@ -222,6 +222,8 @@ static double wall_s(void)
 struct hour_progress {
 	double c0;
 	sim_time next;
+	struct sim *s;
+	uint64_t upd0; /* recomputes at the last line */
 };
 
 static void hour_minute(void *ctx, sim_time now, sim_time end, uint64_t events)
@@ -232,10 +234,12 @@ static void hour_minute(void *ctx, sim_time now, sim_time end, uint64_t events)
 	while (now >= p->next) {
 		double c = cpu_s();
 
-		fprintf(stderr, "minute %lld: %.2f s CPU, %llu events so far\n",
+		fprintf(stderr, "minute %lld: %.2f s CPU, %llu recomputes, %llu events so far\n",
 			(long long)(p->next / (60 * SIM_SEC)), c - p->c0,
+			(unsigned long long)(p->s->cpu_updates - p->upd0),
 			(unsigned long long)events);
 		p->c0 = c;
+		p->upd0 = p->s->cpu_updates;
 		p->next += 60 * SIM_SEC;
 	}
 }
@@ -245,7 +249,7 @@ static void bench_hour(const char *model, const char *suffix)
 	const char *hs = getenv("UCG_SIM_HOUR_S"), *pm = getenv("UCG_SIM_HOUR_MINUTES");
 	const char *sum = getenv("UCG_SIM_HOUR_SUMMARY");
 	double virt = hs ? atof(hs) : 3600.0;
-	struct hour_progress prog = { 0, 60 * SIM_SEC };
+	struct hour_progress prog = { 0, 60 * SIM_SEC, NULL, 0 };
 	struct sim_config cfg;
 	struct sim_err err;
 	struct sim *s = NULL;
@@ -271,6 +275,7 @@ static void bench_hour(const char *model, const char *suffix)
 	w0 = wall_s();
 	c0 = cpu_s();
 	prog.c0 = c0;
+	prog.s = s;
 	if (sim_run(s, &err) < 0) {
 		fprintf(stderr, "bench: hour: %s\n", err.msg);
 		goto out;
