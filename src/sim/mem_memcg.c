@@ -192,11 +192,25 @@ static bool cache_under(const struct sim_cg *cg)
 	return cg->cache_tree > 0;
 }
 
+/* Whether a page of memcg cg is under top: the walks below meet the pages of one
+ * cgroup in runs, so the last answer is kept (*last, *in; the tree does not change
+ * during a walk) */
+static inline bool under_top(struct sim_cg *cg, struct sim_cg *top, struct sim_cg **last, bool *in)
+{
+	if (cg != *last) {
+		*last = cg;
+		*in = cg && sim_cg_is_under(cg, top);
+	}
+	return *in;
+}
+
 static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, bool may_swap,
 			      bool *ret_wait)
 {
 	struct sim_hier *mh = sim_mem_hier(s);
 	uint64_t done = 0, scanned = 0, swapped;
+	struct sim_cg *last = NULL;
+	bool in = false;
 	int64_t left;
 	uint32_t f, next;
 
@@ -211,8 +225,7 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 		struct sim_frame *fr = sim_fr(s, f);
 
 		next = s->act_on ? sim_act_link(s, f)->next : fr->lru.next;
-		if (!fr->memcg || !sim_cg_is_under(fr->memcg, top) ||
-		    !sim_reclaim_counted(fr->flags))
+		if (!under_top(fr->memcg, top, &last, &in) || !sim_reclaim_counted(fr->flags))
 			continue;
 		left--;
 		if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)) {
@@ -245,7 +258,7 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 		     f = kept != SIM_NO_FRAME ? sim_dl_link(s, kept)->next : s->dl.head) {
 			struct sim_frame *fr = sim_fr(s, f);
 
-			if (fr->memcg && sim_cg_is_under(fr->memcg, top))
+			if (under_top(fr->memcg, top, &last, &in))
 				sim_writeback_one(s, f); /* f and the pages after it may go */
 			if (fr->flags & SIM_PG_DIRTY)
 				kept = f;
@@ -259,7 +272,7 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 			if (*ret_wait && s->flush_inflight >= s->flush_max_inflight)
 				break;
 			next = fr->lru.next;
-			if (!fr->memcg || !sim_cg_is_under(fr->memcg, top))
+			if (!under_top(fr->memcg, top, &last, &in))
 				continue;
 			if (fr->flags & SIM_PG_DIRTY) {
 				*ret_wait = true;
