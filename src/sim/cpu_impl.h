@@ -247,8 +247,9 @@ bool sim_cpu_tick_needed(const struct sim *s, const struct sim_cg *cg);
  * the throttled unthrottled; the state freed when the group no longer needs one. */
 void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg);
 /* cg's grants per CPU after an alloc sum: each runqueue settles at its old grant;
- * one that emptied returns its runtime. */
-void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg);
+ * one that emptied returns its runtime. all: look at every CPU (after a reset),
+ * else only at those where cg has a runqueue (elsewhere its grant is 0 already). */
+void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, bool all);
 /* cg's next event: period end, slack timer or a tick a runqueue needs runtime at. */
 sim_time sim_cpu_tick_next(struct sim_cg *cg);
 /* cg's event is due: the period timer, the slack timer, the ticks; true when some
@@ -289,7 +290,7 @@ int sim_cpu_balance(struct sim *s, struct cpu_state *st);
 void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c);
 /* A group's alloc (and rate): its grants summed in CPU order; _tree: of cg and every
  * group below it. */
-void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg);
+void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg, bool all);
 void sim_cpu_alloc_tree(struct sim *s, struct cpu_state *st, struct sim_cg *cg);
 
 /* cpu_account.c */

@@ -196,7 +196,7 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 }
 
 /* A group's alloc (and rate): its grants summed in CPU order. */
-void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
+void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg, bool all)
 {
 	double a = 0;
 	int q;
@@ -205,7 +205,7 @@ void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
 		a += st->rq[q].a;
 	cg->alloc = a;
 	if (cg->brq)
-		sim_cpu_tick_rates(s, st, cg);
+		sim_cpu_tick_rates(s, st, cg, all);
 	sim_cpu_bw_rate(s, cg, a);
 }
 
@@ -213,7 +213,7 @@ void sim_cpu_alloc_tree(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
 {
 	size_t i;
 
-	sim_cpu_alloc_sum(s, st, cg);
+	sim_cpu_alloc_sum(s, st, cg, true);
 	for (i = 0; i < cg->nchildren; i++)
 		sim_cpu_alloc_tree(s, st, cg->children[i]);
 }

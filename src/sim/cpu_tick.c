@@ -269,13 +269,46 @@ static void rq_return(struct sim *s, struct sim_cg *cg, struct sim_bw_rq *b)
 	}
 }
 
-void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
+/* cg's runqueue on CPU c got grant a (busy: it has demand there) */
+static void rq_rate(struct sim *s, struct sim_cg *cg, unsigned c, double a, bool busy)
+{
+	struct sim_bw_rq *b = &cg->brq[c];
+
+	if (a == b->a)
+		return;
+	rq_settle(s, b);
+	/* it stopped running because it has nothing left to run here: emptied.
+		 * Seen only where its grant changes, which an incremental recompute
+		 * sees as a full one does (a runqueue that got nothing when it emptied
+		 * keeps its runtime) */
+	if (b->a > 0 && a == 0 && !busy && !b->thr)
+		rq_return(s, cg, b);
+	/* enqueued with no runtime (check_enqueue_throttle): it draws now, not
+		 * at the next tick */
+	b->next = b->a == 0 && a > 0 && b->rem <= 0 && !b->thr ? s->now : SIM_TIME_MAX;
+	b->a = a;
+	if (b->next == SIM_TIME_MAX)
+		b->next = rq_next(s, b);
+	cg->bw_stale = true;
+}
+
+void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, bool all)
 {
 	int q = st->g_first[cg->id + 1];
 	unsigned c;
 
+	if (!all) {
+		/* a grant is given only where the group has a runqueue, and a runqueue
+		 * is dropped only once its grant is 0 and noted here: where it has
+		 * none, b->a is 0 already */
+		for (; q >= 0; q = st->rq[q].next_of_cg)
+			if ((unsigned)st->rq[q].cpu < cg->brq_n)
+				rq_rate(s, cg, (unsigned)st->rq[q].cpu, st->rq[q].a,
+					st->rq[q].d > 0);
+		return;
+	}
+	/* after a reset the runqueues are new: every CPU is looked at */
 	for (c = 0; c < cg->brq_n; c++) {
-		struct sim_bw_rq *b = &cg->brq[c];
 		double a = 0;
 		bool busy = false;
 
@@ -285,22 +318,7 @@ void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg)
 			a = st->rq[q].a;
 			busy = st->rq[q].d > 0;
 		}
-		if (a == b->a)
-			continue;
-		rq_settle(s, b);
-		/* it stopped running because it has nothing left to run here: emptied.
-		 * Seen only where its grant changes, which an incremental recompute
-		 * sees as a full one does (a runqueue that got nothing when it emptied
-		 * keeps its runtime) */
-		if (b->a > 0 && a == 0 && !busy && !b->thr)
-			rq_return(s, cg, b);
-		/* enqueued with no runtime (check_enqueue_throttle): it draws now, not
-		 * at the next tick */
-		b->next = b->a == 0 && a > 0 && b->rem <= 0 && !b->thr ? s->now : SIM_TIME_MAX;
-		b->a = a;
-		if (b->next == SIM_TIME_MAX)
-			b->next = rq_next(s, b);
-		cg->bw_stale = true;
+		rq_rate(s, cg, c, a, busy);
 	}
 }
 
