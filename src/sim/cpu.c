@@ -252,6 +252,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->cpu_root);
 	ucg_free(st->chead);
 	ucg_free(st->reached);
+	ucg_free(st->oldr);
 	ucg_free(st->reshare);
 	ucg_free(st->order);
 	ucg_free(st->cpu_load);

@@ -54,6 +54,7 @@ struct rq {
 	double w;                  /* its group entity's weight on this CPU */
 	double u;                  /* min(1, d) */
 	double a;                  /* CPUs its entity got in the last share of this CPU, else 0 */
+	double a_prev;             /* a before the share under way (== a between shares) */
 	uint32_t hgen;             /* == its CPU's hgen: hval is task_h_load's answer for a */
 	double hwant, hval;        /* task of demand hwant queued here */
 };
@@ -133,6 +134,8 @@ struct cpu_state {
 	int *cpu_root; /* the root's rq, -1 */
 	int *chead;    /* runnable tasks queued on it, ascending index */
 	int *reached;  /* rqs the last share reached */
+	int *oldr;     /* share scratch: the rqs the share before reached */
+	size_t coldr;
 	bool *reshare;
 	int *order;       /* CPUs by descending root load, as the balancer last sorted */
 	unsigned order_n; /* ... for this many CPUs (0: not yet) */

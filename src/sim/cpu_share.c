@@ -152,7 +152,10 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 			r->a = v[i].a;
 			r->next_reached = st->reached[r->cpu];
 			st->reached[r->cpu] = v[i].rq;
-			cpu_mark_alloc(st, r->slot);
+			if (r->a != r->a_prev) {
+				cpu_mark_alloc(st, r->slot);
+				r->a_prev = r->a;
+			}
 			if (r->first_child < 0 && t >= 0 && st->tnext[t] < 0) {
 				/* one task alone (the common leaf): what share_rq would
 				 * give it, min(demand, grant), without the call */
@@ -171,11 +174,14 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 }
 
 /* Shares CPU c again: its tasks lose their rates and its groups their grants, then
- * the root's capacity of 1 is water-filled down its tree. */
+ * the root's capacity of 1 is water-filled down its tree. Only the groups whose
+ * grant here changed sum their alloc again (the sum of the same grants in the same
+ * order is the same): most groups of a busy host get their demand, whatever the
+ * weights above them do. */
 void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 {
 	struct cpu_run *r = &st->runs[c];
-	size_t i;
+	size_t i, nold = 0;
 	int q;
 
 	/* the tasks it gave a rate and still holds (one that left lost its rate then,
@@ -187,11 +193,23 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	r->n = 0;
 	for (q = st->reached[c]; q >= 0; q = st->rq[q].next_reached) {
 		st->rq[q].a = 0;
-		cpu_mark_alloc(st, st->rq[q].slot);
+		if (sim_cpu_grow((void **)&st->oldr, &st->coldr, nold + 1, sizeof(int)) == 0)
+			st->oldr[nold++] = q;
+		else
+			cpu_mark_alloc(st, st->rq[q].slot); /* not looked at again */
 	}
 	st->reached[c] = -1;
 	if (st->cpu_root[c] >= 0)
 		share_rq(s, st, st->cpu_root[c], 1.0, 0);
+	/* the groups reached before and not now lost their grant here */
+	for (i = 0; i < nold; i++) {
+		struct rq *o = &st->rq[st->oldr[i]];
+
+		if (o->a != o->a_prev) {
+			cpu_mark_alloc(st, o->slot);
+			o->a_prev = o->a;
+		}
+	}
 	st->reshare[c] = false;
 }
 
