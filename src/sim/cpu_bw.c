@@ -118,14 +118,14 @@ int sim_cpu_bw_refresh(struct sim *s, struct cpu_bw *bw, struct sim_hier *hi)
 
 /* The earliest CFS event of the groups with a quota (a removed group has none:
  * it left the tree, and runs nothing) */
-static sim_time next_change(const struct cpu_bw *bw)
+static sim_time next_change(struct sim *s, const struct cpu_bw *bw)
 {
 	sim_time best = SIM_TIME_MAX;
 	size_t i;
 
 	for (i = 0; i < bw->nqg; i++) {
 		if (bw->qg[i]->bw_stale)
-			bw->qg[i]->bw_next = sim_cpu_tick_next(bw->qg[i]);
+			bw->qg[i]->bw_next = sim_cpu_tick_next(s, bw->qg[i]);
 		if (bw->qg[i]->bw_next < best && !bw->qg[i]->removed)
 			best = bw->qg[i]->bw_next;
 	}
@@ -202,7 +202,7 @@ static bool bandwidth_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 
 int sim_cpu_bw_schedule(struct sim *s, struct cpu_bw *bw)
 {
-	sim_time at = next_change(bw);
+	sim_time at = next_change(s, bw);
 
 	return at == SIM_TIME_MAX ? 0 : sim_schedule(s, at, &s->cpu_ev, ++s->cpu_gen);
 }

@@ -254,7 +254,7 @@ void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg);
  * else only at those where cg has a runqueue (elsewhere its grant is 0 already). */
 void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, bool all);
 /* cg's next event: period end, slack timer or a tick a runqueue needs runtime at. */
-sim_time sim_cpu_tick_next(struct sim_cg *cg);
+sim_time sim_cpu_tick_next(struct sim *s, struct sim_cg *cg);
 /* cg's event is due: the period timer, the slack timer, the ticks; true when some
  * runqueue's throttling changed. */
 bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg);

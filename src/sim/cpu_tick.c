@@ -322,16 +322,40 @@ void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, 
 	}
 }
 
-sim_time sim_cpu_tick_next(struct sim_cg *cg)
+/* cg's first runqueue when only the CPUs where it has one need a look, else -2
+ * (look at every CPU). A slot's next tick is finite only while its grant is above
+ * 0, and a grant above 0 only where the group has a runqueue (between recomputes,
+ * once one completed on the current CPUs: a runqueue is dropped only once its grant
+ * is 0 and the slot has been told, sim_cpu_tick_rates). */
+static int rq_first(const struct sim *s, const struct sim_cg *cg)
 {
+	const struct cpu_state *st = s->cpu_state;
+
+	if (!st || !st->valid || st->ncpu != s->nr_cpus || st->full_alloc || st->hi != cg->hier ||
+	    cg->id + 1 >= (int)st->nslots)
+		return -2;
+	return st->g_first[cg->id + 1];
+}
+
+sim_time sim_cpu_tick_next(struct sim *s, struct sim_cg *cg)
+{
+	const struct cpu_state *st = s->cpu_state;
 	sim_time best = cg->period_start + cg->period_ns;
+	int q = rq_first(s, cg);
 	unsigned c;
 
 	if (cg->slack_at < best)
 		best = cg->slack_at;
-	for (c = 0; c < cg->brq_n; c++)
-		if (cg->brq[c].next < best)
-			best = cg->brq[c].next;
+	if (q == -2) {
+		for (c = 0; c < cg->brq_n; c++)
+			if (cg->brq[c].next < best)
+				best = cg->brq[c].next;
+	} else {
+		for (; q >= 0; q = st->rq[q].next_of_cg)
+			if ((unsigned)st->rq[q].cpu < cg->brq_n &&
+			    cg->brq[st->rq[q].cpu].next < best)
+				best = cg->brq[st->rq[q].cpu].next;
+	}
 	cg->bw_stale = false;
 	return best;
 }
@@ -398,6 +422,7 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 {
 	bool changed = false;
 	unsigned c, i, c0;
+	int q0;
 
 	/* the period timer first: a tick at the same instant draws on the new pool */
 	while (s->now >= cg->period_start + cg->period_ns)
@@ -412,10 +437,26 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	 * each tick: in the kernel they race for the pool's lock, and a fixed order
 	 * would always hand CPU 0 the last slice of a scarce pool */
 	c0 = cg->brq_n ? (unsigned)((uint64_t)(s->now / tick_ns(s)) % cg->brq_n) : 0;
-	for (i = 0; i < cg->brq_n; i++) {
-		c = (c0 + i) % cg->brq_n;
-		if (cg->brq[c].next <= s->now)
-			changed |= rq_tick(s, bw, cg, c);
+	q0 = rq_first(s, cg);
+	if (q0 == -2) {
+		for (i = 0; i < cg->brq_n; i++) {
+			c = (c0 + i) % cg->brq_n;
+			if (cg->brq[c].next <= s->now)
+				changed |= rq_tick(s, bw, cg, c);
+		}
+	} else {
+		/* the same order over the CPUs where it has a runqueue (ascending
+		 * CPU): those from c0 up, then those below */
+		const struct cpu_state *st = s->cpu_state;
+		int pass, q;
+
+		for (pass = 0; pass < 2; pass++)
+			for (q = q0; q >= 0; q = st->rq[q].next_of_cg) {
+				c = (unsigned)st->rq[q].cpu;
+				if (c < cg->brq_n && (c >= c0) == (pass == 0) &&
+				    cg->brq[c].next <= s->now)
+					changed |= rq_tick(s, bw, cg, c);
+			}
 	}
 	cg->bw_stale = true;
 	return changed;
