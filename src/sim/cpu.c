@@ -116,7 +116,8 @@
  * alloc again. Each sum has one fixed order whatever is redone (a runqueue's tasks by
  * tid, then its children by descending id; a group's runqueues by CPU), so the
  * floats are those of a recompute from scratch, bit for bit; an emptied runqueue
- * stays but leaves its parent's list (it would add exact zeros). s->cpu_full forces
+ * leaves its parent's list and, still empty at the recompute's end, is dropped (it
+ * would add exact zeros). s->cpu_full forces
  * the recompute from scratch (src/sim/test_sim_cpu_incr.c runs the shipped and
  * randomized scenarios both ways and compares every rate after every recompute).
  * When only a CPU timer fired since the last recompute, the runnable tasks are not
@@ -127,8 +128,16 @@
  * when a quota throttles a group, each of its CPUs, where every entity's rate
  * changes (bench_sim_events cpu_quota: ~4.4 CPUs of ~13 entities each per recompute,
  * ~50 tasks' rates changed). The balancer looks at a CPU's tasks only when what its
- * runqueues hold changed since it last did, or their least h_load leaves room for a
- * move.
+ * runqueues hold changed since it last did, or their least h_load above BALANCE_EPS/2
+ * leaves room for a move. The gather reads only the tasks that ever wanted CPU
+ * (s->cpu_tasks). What does not shrink: a throttle on one CPU changes its group's
+ * parent's load there, so the parent's weight on every CPU, and every CPU where the
+ * parent runs is shared again with new rates for its tasks — on the 64-CPU host of
+ * bench_sim_events sim.hour_64cpu_s, ~59 CPUs and ~1,000 tasks per recompute, ~160
+ * recomputes per virtual second. That is the model (calc_group_shares at steady
+ * load averages, applied at once everywhere), not a cost of the code: the kernel
+ * updates the other CPUs' weights only at their own ticks, and a model that did so
+ * would change the figures.
  *
  * Limits. Balancing is a deterministic rule, not the kernel's timing: the kernel's
  * outcome depends on where tasks woke up and when its balancer ran, so with free tasks
@@ -242,6 +251,10 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->tnext);
 	ucg_free(st->cnext);
 	ucg_free(st->want);
+	ucg_free(st->trate);
+	ucg_free(st->ttid);
+	ucg_free(st->rgen);
+	ucg_free(st->oldk);
 	ucg_free(st->mask);
 	ucg_free(st->any);
 	ucg_free(st->moved);
@@ -409,6 +422,8 @@ void sim_cpu_update(struct sim *s)
 	st->nrun = 0;
 	if (sim_cpu_state_reserve(st, s->ntasks, s->ncgs + 1, s->nr_cpus) < 0)
 		goto out;
+	for (; st->ntid < s->ntasks; st->ntid++)
+		st->ttid[st->ntid] = s->tasks[st->ntid]->tid;
 	if (!st->valid || s->cpu_full || st->ncpu != s->nr_cpus || st->hi != hi)
 		sim_cpu_state_reset(s, st, hi);
 	if (s->cpu_full || st->q_cfg != s->cfg_writes || st->q_ncgs != s->ncgs || st->q_hi != hi ||

@@ -34,9 +34,11 @@ struct cpu_bw {
 #define NICE0 1024.0
 
 /* A group's runqueue on one CPU (the root's too): what its entities there want and
- * weigh, and where it sits in its parent's runqueue on that CPU. Runqueues live from
- * the first time their group has something on that CPU until the next reset (an empty
- * one adds exact zeros to every sum, so keeping it changes no figure). */
+ * weigh, and where it sits in its parent's runqueue on that CPU. A runqueue is made
+ * when its group first has something on that CPU, and dropped at the end of the
+ * recompute in which it emptied, if it is still empty then (sim_cpu_rqs_drop: an
+ * empty one adds exact zeros to every sum, so dropping it changes no figure, and
+ * keeping them all made every group's walks cover every CPU it ever ran on). */
 struct rq {
 	struct sim_cg *cg; /* NULL: the root when no hierarchy has the cpu controller */
 	int cpu;
@@ -119,6 +121,13 @@ struct cpu_state {
 	int *tnext; /* next task on the same rq */
 	int *cnext; /* next task on the same CPU */
 	double *want;
+	double *trate; /* == s->tasks[k]->rate (which only cpu_rate_set writes) */
+	int *ttid;     /* == s->tasks[k]->tid, for the first ntid tasks */
+	size_t ntid;
+	uint32_t *rgen; /* == share_gen: given a rate in the share under way */
+	uint32_t share_gen;
+	int *oldk; /* share scratch: the tasks the CPU's last share gave a rate */
+	size_t coldk;
 	uint64_t *mask;       /* allowed CPUs (bits) ... */
 	bool *any;            /* ... or any CPU */
 	uint32_t *moved;      /* == stamp: moved in this balancing round */
@@ -206,8 +215,9 @@ static inline void cpu_mark_alloc(struct cpu_state *st, int slot)
  * have their time settled (sim_cpu_settle_touched). */
 static inline void cpu_rate_set(struct cpu_state *st, int k, struct sim_task *t, double v)
 {
-	if (v == t->rate)
+	if (v == st->trate[k]) /* t->rate, without the load of t */
 		return;
+	st->trate[k] = v;
 	if (!st->tflag[k]) {
 		st->tflag[k] = 1;
 		st->touched[st->ntouched++] = k;

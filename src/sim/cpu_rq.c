@@ -38,16 +38,18 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 
 	if (ntasks > st->ctk) {
 		size_t n = ntasks + ntasks / 2 + 16;
-		void **arr[] = { (void **)&st->tq,    (void **)&st->tnext,  (void **)&st->cnext,
-				 (void **)&st->want,  (void **)&st->mask,   (void **)&st->any,
-				 (void **)&st->moved, (void **)&st->rt,     (void **)&st->moves,
-				 (void **)&st->tflag, (void **)&st->touched };
+		void **arr[] = { (void **)&st->tq,    (void **)&st->tnext,   (void **)&st->cnext,
+				 (void **)&st->want,  (void **)&st->mask,    (void **)&st->any,
+				 (void **)&st->moved, (void **)&st->rt,      (void **)&st->moves,
+				 (void **)&st->tflag, (void **)&st->touched, (void **)&st->trate,
+				 (void **)&st->ttid,  (void **)&st->rgen };
 		size_t sz[] = { sizeof(int),      sizeof(int),
 				sizeof(int),      sizeof(double),
 				sizeof(uint64_t), sizeof(bool),
 				sizeof(uint32_t), sizeof(int),
 				sizeof(int),      1,
-				sizeof(int) };
+				sizeof(int),      sizeof(double),
+				sizeof(int),      sizeof(uint32_t) };
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
@@ -58,6 +60,8 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		st->moved[i] = 0;
 		st->want[i] = 0;
 		st->tflag[i] = 0;
+		st->trate[i] = 0; /* a new task has no rate */
+		st->rgen[i] = 0;
 	}
 	if (ntasks > st->ntk)
 		st->ntk = ntasks;

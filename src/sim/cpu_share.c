@@ -7,6 +7,7 @@
 #include "sim/cpu_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
 
@@ -97,6 +98,7 @@ static inline void run_add(struct cpu_state *st, int cpu, int k, struct sim_task
 
 	if (r->n == r->cap && !run_grow(st, r))
 		return;
+	st->rgen[k] = st->share_gen;
 	r->t[r->n] = t;
 	r->k[r->n++] = k;
 }
@@ -135,7 +137,7 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 			v[n].rq = -1;
 			v[n].task = k;
 			key[n].r = v[n].d / v[n].w;
-			key[n].tie = (uint32_t)s->tasks[k]->tid | 1u << 31;
+			key[n].tie = (uint32_t)st->ttid[k] | 1u << 31;
 			key[n].i = (uint32_t)n;
 			n++;
 		}
@@ -181,19 +183,34 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 {
 	struct cpu_run *r = &st->runs[c];
-	size_t i, nold = 0;
+	size_t i, nold = 0, nk = r->n;
+	bool kept = false, room;
 	int q;
 
-	/* the tasks it gave a rate and still holds (one that left lost its rate then,
-	 * and may have its new CPU's already; by now a queued task's t->cpu is its
-	 * rq's CPU, and one not queued has -1) */
-	for (i = 0; i < r->n; i++)
-		if (r->t[i]->cpu == (int)c)
-			cpu_rate_set(st, r->k[i], r->t[i], 0);
+	/* The tasks it gave a rate and still holds lose it unless this share gives
+	 * them one (one that left lost its rate then, and may have its new CPU's
+	 * already; a queued task's t->cpu is its rq's CPU, and one not queued has -1).
+	 * They are noted and, after the share, those it gave none get 0: the rates
+	 * come out as when all were set to 0 first, without a look at each task. */
+	if (++st->share_gen == 0) {
+		for (i = 0; i < st->ntk; i++)
+			st->rgen[i] = 0;
+		st->share_gen = 1;
+	}
+	if (sim_cpu_grow((void **)&st->oldk, &st->coldk, nk, sizeof(int)) == 0) {
+		memcpy(st->oldk, r->k, nk * sizeof(int));
+		kept = true;
+	} else {
+		for (i = 0; i < nk; i++)
+			if (r->t[i]->cpu == (int)c)
+				cpu_rate_set(st, r->k[i], r->t[i], 0);
+	}
 	r->n = 0;
+	/* no more rqs were reached than there are */
+	room = sim_cpu_grow((void **)&st->oldr, &st->coldr, st->nrq, sizeof(int)) == 0;
 	for (q = st->reached[c]; q >= 0; q = st->rq[q].next_reached) {
 		st->rq[q].a = 0;
-		if (sim_cpu_grow((void **)&st->oldr, &st->coldr, nold + 1, sizeof(int)) == 0)
+		if (room)
 			st->oldr[nold++] = q;
 		else
 			cpu_mark_alloc(st, st->rq[q].slot); /* not looked at again */
@@ -201,6 +218,13 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	st->reached[c] = -1;
 	if (st->cpu_root[c] >= 0)
 		share_rq(s, st, st->cpu_root[c], 1.0, 0);
+	for (i = 0; kept && i < nk; i++) {
+		int k = st->oldk[i];
+
+		if (st->rgen[k] != st->share_gen && st->tq[k] >= 0 &&
+		    st->rq[st->tq[k]].cpu == (int)c)
+			cpu_rate_set(st, k, s->tasks[k], 0);
+	}
 	/* the groups reached before and not now lost their grant here */
 	for (i = 0; i < nold; i++) {
 		struct rq *o = &st->rq[st->oldr[i]];
