@@ -198,7 +198,8 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 		st->share_gen = 1;
 	}
 	if (sim_cpu_grow((void **)&st->oldk, &st->coldk, nk, sizeof(int)) == 0) {
-		memcpy(st->oldk, r->k, nk * sizeof(int));
+		if (nk) /* with none, both may be NULL */
+			memcpy(st->oldk, r->k, nk * sizeof(int));
 		kept = true;
 	} else {
 		for (i = 0; i < nk; i++)
