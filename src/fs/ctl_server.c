@@ -92,12 +92,18 @@ static int serve(struct daemon *d, char *req, size_t len, struct ucg_buf *out)
 			       (unsigned long long)s.forks, (unsigned long long)s.exits,
 			       (unsigned long long)s.events, (unsigned long long)s.resyncs,
 			       ucg_task_count(d->e));
+		/* Without process events: syncs that read only the new tids, and syncs
+		 * that read nothing of /proc (host/host.c, "none"). */
+		ucg_buf_printf(out, "polled_found %llu probes %llu quiet %llu\n",
+			       (unsigned long long)s.found, (unsigned long long)s.probes,
+			       (unsigned long long)s.quiet);
 		/* Where the task table comes from: the process-events connector, or (a
-		 * kernel that sends none) a rescan of /proc at every sync. */
+		 * kernel that sends none) /proc, read at a sync when tasks came or went. */
 		ucg_buf_printf(out, "task_events %s\n",
-			       !d->host                   ? "none (no host: a sandbox)"
-			       : ucg_host_polled(d->host) ? "none (rescan of /proc at each sync)"
-							  : "connector");
+			       !d->host ? "none (no host: a sandbox)"
+			       : ucg_host_polled(d->host)
+				       ? "none (/proc read when tasks came or went)"
+				       : "connector");
 		/* The FUSE transport: mounts served through io_uring, requests answered
 		 * through a ring. */
 		ucg_buf_printf(out, "uring_mounts %d\nuring_requests %llu\n", rings,

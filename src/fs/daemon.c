@@ -161,7 +161,8 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 	fprintf(stderr, "ucg: daemon %d serving %s\n", (int)getpid(), ucgfs_ctl_runtime_dir());
 	if (ucg_host_polled(d.host))
 		fprintf(stderr, "ucg: the kernel sends no process events (no CONFIG_PROC_EVENTS?): "
-				"tasks are rescanned from /proc at every sync\n");
+				"tasks are read from /proc at a sync when /proc/loadavg shows some "
+				"came or went\n");
 	if (stale)
 		fprintf(stderr, "ucg: daemon: the previous daemon did not stop cleanly (its "
 				"ctl.sock was left behind): restoring its state\n");

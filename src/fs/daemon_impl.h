@@ -131,6 +131,7 @@ struct daemon {
 	int restoring;   /* the saved state is being replayed: journal nothing */
 	int remounting;  /* the restore's mounts, already in the snapshot, are being made */
 	int serializing; /* a snapshot is being taken: the provider's sync does nothing */
+	uint64_t v2_found; /* the host's stats.found at the last ucgfs_kenforce_sync */
 	struct ucgfs_journal journal;
 	pthread_cond_t note_sent; /* some batch's pending count dropped */
 	pid_t writer; /* the process of the write being served (cgroup.event_control) */

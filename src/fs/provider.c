@@ -51,9 +51,18 @@ static void prov_sync(void *ctx, struct ucg_engine *e)
 	ucg_host_reap_check(d->host, e);
 	/* Without process events the rescan placed new tasks by their parents; the
 	 * kernel's leaves know better where a process of the subtree is. With events,
-	 * each fork was placed with its creator as the kernel placed it. */
-	if (ucg_host_polled(d->host))
-		ucgfs_kenforce_sync(d->kenforce);
+	 * each fork was placed with its creator as the kernel placed it. Only after a
+	 * scan that added tasks (since the last look, by whichever drain): the leaves of
+	 * the tasks already placed are the ones their attaches wrote. */
+	if (ucg_host_polled(d->host)) {
+		struct ucg_host_stats s;
+
+		ucg_host_get_stats(d->host, &s);
+		if (s.found != d->v2_found) {
+			d->v2_found = s.found;
+			ucgfs_kenforce_sync(d->kenforce);
+		}
+	}
 }
 
 static void prov_release_queued(void *ctx, struct ucg_engine *e)

@@ -20,6 +20,10 @@ struct ucg_host;
 
 struct ucg_host_stats {
 	uint64_t forks, exits, resyncs, events;
+	/* The polled mode (no process events): tasks a scan of /proc added, drains that
+	 * read only the tids allocated since the last scan, drains that read nothing
+	 * there (no tid allocated, no task count changed). */
+	uint64_t found, probes, quiet;
 };
 
 /* Opens the connector (needs CAP_NET_ADMIN). -errno on failure. */
@@ -34,8 +38,8 @@ int ucg_host_fd(const struct ucg_host *h);
 /* The taskstats socket (-1 if unavailable), to poll for POLLIN too: exits arrive there
  * before the parent can reap, the connector's only after (drain on either). */
 int ucg_host_exit_fd(const struct ucg_host *h);
-/* 1 when the kernel sends no process events (UCG_HOST_NO_EVENTS=1 forces it): every
- * drain then rescans /proc, costing O(threads on the host) per sync. */
+/* 1 when the kernel sends no process events (UCG_HOST_NO_EVENTS=1 forces it): a drain
+ * then reads /proc/loadavg, and /proc itself only when tasks came or went (host.c). */
 int ucg_host_polled(const struct ucg_host *h);
 /* Applies every queued event; resynchronises if events were lost; reaps zombies whose
  * /proc entry is gone. Returns the number of events applied or -errno. */

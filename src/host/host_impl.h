@@ -47,7 +47,13 @@ struct ucg_host {
 	struct pending *pend; /* resync: tasks found in /proc, placed parents first */
 	size_t nr_pend, cap_pend;
 	int lost;           /* events were dropped: resync before trusting the table */
-	int no_events;      /* the kernel sends no process events: resync at every drain */
+	int no_events;      /* the kernel sends no process events: /proc is read at drains */
+	/* The polled mode's cheap check (host.c, "none"): /proc/loadavg kept open, the
+	 * last pid and the task count it showed when /proc was last read, and how many
+	 * tids the table knows (alive or awaiting reap). */
+	int loadavg_fd;     /* -1: no check, every drain rescans */
+	int last_pid;       /* 0: not read yet */
+	uint64_t nr_known;  /* tids whose state is not TS_UNKNOWN */
 	int draining;       /* guards against the sync callback re-entering */
 	struct ucg_host_stats stats;
 	struct cred_slot creds[CRED_SLOTS];
@@ -89,6 +95,14 @@ void host_refresh_cred(struct ucg_host *h, struct ucg_engine *e, int tid);
 /* Reads every /proc/PID/task/TID: initial adds what it finds at once (the first
  * scan), otherwise unknown tasks are placed creators first. 0 or -errno. */
 int host_scan(struct ucg_host *h, struct ucg_engine *e, int initial);
+/* Reads /proc/TID for each tid in (from, to], wrapping past pid_max to 1: the tids
+ * allocated since a scan that saw last pid `from`. Unknown tasks are placed creators
+ * first, as by a rescan. 0 or -errno. */
+int host_probe_new(struct ucg_host *h, struct ucg_engine *e, int from, int to);
+
+/* Forgets the exited leaders whose /proc entry is gone or belongs to a newer task
+ * (reaped). O(zombies in the table). */
+void host_reap_gone(struct ucg_host *h, struct ucg_engine *e);
 
 /* ---- connector.c ---- */
 

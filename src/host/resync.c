@@ -95,6 +95,37 @@ static void place_pending(struct ucg_host *h, struct ucg_engine *e)
 	h->nr_pend = 0;
 }
 
+/* Compares /proc's task tid with the table: a known task with its start time stays
+ * (a zombie's exit is queued), a reused tid forgets the old task, an unknown one is
+ * added (initial) or queued for placing. 0, or -ESRCH when /proc has no tid. */
+static int scan_tid(struct ucg_host *h, struct ucg_engine *e, int tid, int initial)
+{
+	struct ucg_task_info info, old;
+	struct procfs_stat s;
+
+	if (procfs_read_stat(tid, &s) < 0)
+		return -ESRCH;
+	h->seen[tid] = 1;
+	if (h->state[tid] != TS_UNKNOWN) {
+		if (ucg_task_get_info(e, tid, &old) == 0 && old.start_time == s.start_time) {
+			if (h->state[tid] == TS_ALIVE && (s.state == 'Z' || s.state == 'X'))
+				host_early_push(h, tid); /* after the placing */
+			return 0;
+		}
+		/* A reused tid: the one we knew is gone. */
+		host_forget(h, e, tid);
+	}
+	if (ucg_host_read_task(tid, &info) < 0) {
+		h->seen[tid] = 0;
+		return -ESRCH;
+	}
+	if (initial)
+		host_task_found(h, e, &info, 0, s.state);
+	else
+		pend_push(h, &info, s.ppid, s.state);
+	return 0;
+}
+
 int host_scan(struct ucg_host *h, struct ucg_engine *e, int initial)
 {
 	DIR *d = opendir("/proc"), *td;
@@ -114,38 +145,34 @@ int host_scan(struct ucg_host *h, struct ucg_engine *e, int initial)
 		if (!td)
 			continue;
 		while ((te = readdir(td))) {
-			struct ucg_task_info info, old;
 			int tid = atoi(te->d_name);
-			struct procfs_stat s;
 
-			if (!host_in_range(h, tid))
-				continue;
-			if (procfs_read_stat(tid, &s) < 0)
-				continue;
-			h->seen[tid] = 1;
-			if (h->state[tid] != TS_UNKNOWN) {
-				if (ucg_task_get_info(e, tid, &old) == 0 &&
-				    old.start_time == s.start_time) {
-					if (h->state[tid] == TS_ALIVE && (s.state == 'Z' || s.state == 'X'))
-						host_early_push(h, tid); /* after the placing */
-					continue;
-				}
-				/* A reused tid: the one we knew is gone. */
-				host_forget(h, e, tid);
-			}
-			if (ucg_host_read_task(tid, &info) < 0) {
-				h->seen[tid] = 0;
-				continue;
-			}
-			if (initial)
-				host_task_found(h, e, &info, 0, s.state);
-			else
-				pend_push(h, &info, s.ppid, s.state);
+			if (host_in_range(h, tid))
+				scan_tid(h, e, tid, initial);
 		}
 		closedir(td);
 	}
 	closedir(d);
 	place_pending(h, e);
+	return 0;
+}
+
+/* /proc/TID answers for a thread too (it is only missing from /proc's listing), so
+ * each tid allocated since the last scan is one read of its stat, or a failed open
+ * for one that has already gone. */
+int host_probe_new(struct ucg_host *h, struct ucg_engine *e, int from, int to)
+{
+	int tid = from;
+
+	if (!host_in_range(h, from) || !host_in_range(h, to))
+		return -ERANGE;
+	h->nr_pend = 0;
+	while (tid != to) {
+		tid = tid + 1 < h->pid_max ? tid + 1 : 1;
+		scan_tid(h, e, tid, 0);
+	}
+	place_pending(h, e);
+	h->stats.probes++;
 	return 0;
 }
 
@@ -190,12 +217,10 @@ int ucg_host_resync(struct ucg_host *h, struct ucg_engine *e)
 	return 0;
 }
 
-void ucg_host_reap_check(struct ucg_host *h, struct ucg_engine *e)
+void host_reap_gone(struct ucg_host *h, struct ucg_engine *e)
 {
 	size_t i, j;
 
-	if (h->lost) /* a resync left a task for later: do not wait for an event */
-		ucg_host_drain(h, e);
 	for (i = j = 0; i < h->nr_zombies; i++) {
 		int tid = h->zombies[i];
 		struct ucg_task_info old;
@@ -211,4 +236,11 @@ void ucg_host_reap_check(struct ucg_host *h, struct ucg_engine *e)
 		host_forget(h, e, tid);
 	}
 	h->nr_zombies = j;
+}
+
+void ucg_host_reap_check(struct ucg_host *h, struct ucg_engine *e)
+{
+	if (h->lost) /* a resync left a task for later: do not wait for an event */
+		ucg_host_drain(h, e);
+	host_reap_gone(h, e);
 }

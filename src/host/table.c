@@ -32,6 +32,8 @@ static void zombie_push(struct ucg_host *h, int tid)
 /* tid (of process tgid) is alive in the table from now on. */
 void host_set_alive(struct ucg_host *h, int tid, int tgid)
 {
+	if (h->state[tid] == TS_UNKNOWN)
+		h->nr_known++;
 	h->state[tid] = TS_ALIVE;
 	h->cpu_user[tid] = h->cpu_sys[tid] = 0;
 	if (tid != tgid && host_in_range(h, tgid))
@@ -46,6 +48,8 @@ void host_forget(struct ucg_host *h, struct ucg_engine *e, int tid)
 	    info.tid != info.tgid && host_in_range(h, info.tgid) && h->nthreads[info.tgid])
 		h->nthreads[info.tgid]--;
 	ucg_task_reap(e, tid);
+	if (h->state[tid] != TS_UNKNOWN)
+		h->nr_known--;
 	h->state[tid] = TS_UNKNOWN;
 	h->cpu_user[tid] = h->cpu_sys[tid] = 0;
 	h->cpu_last[tid] = 0;
@@ -176,6 +180,7 @@ void host_task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task_i
 	if (r < 0)
 		return;
 	host_set_alive(h, info->tid, info->tgid);
+	h->stats.found++;
 	if (state == 'Z' || state == 'X')
 		host_early_push(h, info->tid); /* after the placing: it may have made others */
 }

@@ -164,7 +164,10 @@ void taskstats_drain(struct ucg_host *h, struct ucg_engine *e)
 		struct nlmsghdr *nh;
 
 		/* A lost taskstats message costs only an early exit and a last charge: the
-		 * connector still reports the exit. */
+		 * connector still reports the exit. Without the connector's events it is an
+		 * exit we never learn of: rescan. */
+		if (n < 0 && errno == ENOBUFS && h->no_events)
+			h->lost = 1;
 		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
 			continue;
 		if (n <= 0)
