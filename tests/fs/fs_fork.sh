@@ -5,6 +5,10 @@
 . "$(dirname "$0")/lib.sh" "$1" "$2"
 FORKSTORM=$(dirname "$2")/forkstorm
 fs_setup
+# UCG_HOST_NO_EVENTS=1 (the fs-fs_fork-polled run): the daemon reads no process event,
+# as on a kernel without CONFIG_PROC_EVENTS; membership must be as exact, but nothing
+# counts forks or events.
+POLLED=$($UCG ctl stats | grep -c '^task_events none')
 
 M=$(mnt a none,name=storm) || { bad "mount"; fs_done; exit 1; }
 M2=$(mnt b none,name=storm2) || { bad "mount 2"; fs_done; exit 1; }
@@ -29,9 +33,11 @@ echo "# before burst: $(echo $S0)"; echo "# after burst: $(echo $S1)"
 # adds), and the 64 MiB connector buffer lost none of it: no resync stood in for events.
 D_FORKS=$(($(stat_of forks "$S1") - $(stat_of forks "$S0")))
 D_EXITS=$(($(stat_of exits "$S1") - $(stat_of exits "$S0")))
-check "no events lost in the burst" "$(($(stat_of resyncs "$S1") - $(stat_of resyncs "$S0")))" "0"
-check "daemon counted the burst's forks" "$([ $D_FORKS -ge 1000 ] && echo yes || echo $D_FORKS)" "yes"
-check "daemon counted the burst's exits" "$([ $D_EXITS -ge 1000 ] && echo yes || echo $D_EXITS)" "yes"
+if [ "$POLLED" = 0 ]; then
+	check "no events lost in the burst" "$(($(stat_of resyncs "$S1") - $(stat_of resyncs "$S0")))" "0"
+	check "daemon counted the burst's forks" "$([ $D_FORKS -ge 1000 ] && echo yes || echo $D_FORKS)" "yes"
+	check "daemon counted the burst's exits" "$([ $D_EXITS -ge 1000 ] && echo yes || echo $D_EXITS)" "yes"
+fi
 # No leftover in the task table: once the daemon's reap check (every 100 ms) has
 # dropped the reaped zombies, the engine holds exactly the tasks /proc shows, live
 # or zombie; a dead task kept in the table would hold the count above /proc's for
@@ -57,6 +63,9 @@ for try in 1 2 3; do
 	# listed before and after the second look, alive at neither it nor the third
 	STALE=$(comm -12 $SCRATCH/e1 $SCRATCH/e2 | comm -23 - $SCRATCH/h2 | comm -23 - $SCRATCH/h3 | wc -l)
 	echo "# engine $(wc -l < $SCRATCH/e1) host $(wc -l < $SCRATCH/h2) missing $MISSING stale $STALE"
+	for t in $(comm -12 $SCRATCH/h1 $SCRATCH/h2 | comm -23 - $SCRATCH/e1 | head -3); do
+		echo "# missing $t: $(cut -d' ' -f1-5,22 /proc/$t/stat 2>/dev/null)"
+	done
 	[ "$MISSING" = 0 ] && [ "$STALE" = 0 ] && break
 done
 check "every live task listed in the root" "$MISSING" "0"
@@ -83,8 +92,15 @@ T1=$(ls /proc/$P/task | sort -n | tr '\n' ' ')
 check "new threads start with their process" "$(sort -n $M/t/tasks | tr '\n' ' ')" "$T1"
 for i in $(seq 400); do [ -s $SCRATCH/child ] && break; sleep 0.05; done
 C=$(cat $SCRATCH/child)
-check "a non-leader's execve: the process and its new child listed" \
-	"$(sort -n $M/t/tasks | tr '\n' ' ')" "$(printf '%s\n' $P $C | sort -n | tr '\n' ' ')"
+# Without exec events the pid swap is not followed (host/host.c, "none"): the process
+# reads as exited. A known limit of that mode, the same before its cheap check.
+if [ "$POLLED" = 0 ]; then
+	check "a non-leader's execve: the process and its new child listed" \
+		"$(sort -n $M/t/tasks | tr '\n' ' ')" "$(printf '%s\n' $P $C | sort -n | tr '\n' ' ')"
+else
+	SKIP=$((SKIP + 1))
+	echo "SKIP a non-leader's execve: not followed without exec events"
+fi
 { kill $C; kill $P; wait $P; } 2>/dev/null
 
 # the leader exits (pthread_exit in main), then another thread makes a thread: it
@@ -111,6 +127,6 @@ OUT=$($FORKSTORM $M/s $NC 1000 $M2/s2 2>&1); RC=$?
 echo "# lossy: $OUT"
 check "storm exact after lost events" "$RC" "0"
 R=$($UCG ctl stats | awk '$1=="resyncs"{print $2}')
-check "events were lost and resynchronised" "$([ "${R:-0}" -gt 0 ] && echo yes)" "yes"
+[ "$POLLED" = 0 ] && check "events were lost and resynchronised" "$([ "${R:-0}" -gt 0 ] && echo yes)" "yes"
 echo "# resyncs $R"
 fs_done
