@@ -3,6 +3,7 @@
  * the kernel's file formats (Documentation/admin-guide/cgroup-v2.rst). */
 #include "host/v1v2.h"
 #include "host/v2stat.h"
+#include "host/v2sum.h"
 
 #include "harness.h"
 
@@ -429,6 +430,55 @@ static void test_split_weight(void)
 	T_EQ_INT(ucg_v2_weight_shares(0), 0);
 }
 
+/* host/v2sum.c: two leaves' files summed, keys in first-seen order */
+static void test_sum(void)
+{
+	struct ucg_buf acc;
+
+	T_EQ_INT(ucg_v2sum_additive("cpu.stat"), 1);
+	T_EQ_INT(ucg_v2sum_additive("hugetlb.2MB.current"), 1);
+	T_EQ_INT(ucg_v2sum_additive("pids.events"), 1);
+	T_EQ_INT(ucg_v2sum_additive("memory.max"), 0);
+	T_EQ_INT(ucg_v2sum_additive("memory.peak"), 0);
+	T_EQ_INT(ucg_v2sum_additive("cpuset.cpus.effective"), 0);
+
+	ucg_buf_init(&acc);
+	T_EQ_INT(ucg_v2sum_add("cpu.stat", "usage_usec 10\nnr_periods 3\nnr_throttled 1\n", &acc),
+		 0);
+	T_EQ_INT(ucg_v2sum_add("cpu.stat",
+			       "usage_usec 5\nnr_periods 4\nnr_throttled 2\nnr_bursts 0\n", &acc),
+		 0);
+	T_EQ_STR(acc.data, "usage_usec 15\nnr_periods 7\nnr_throttled 3\nnr_bursts 0\n");
+	/* a line that does not parse leaves the sum as it was */
+	T_EQ_INT(ucg_v2sum_add("cpu.stat", "usage_usec x\n", &acc), -EINVAL);
+	T_EQ_STR(acc.data, "usage_usec 15\nnr_periods 7\nnr_throttled 3\nnr_bursts 0\n");
+	ucg_buf_fini(&acc);
+
+	ucg_buf_init(&acc);
+	T_EQ_INT(ucg_v2sum_add("pids.current", "3\n", &acc), 0);
+	T_EQ_INT(ucg_v2sum_add("pids.current", "4\n", &acc), 0);
+	T_EQ_STR(acc.data, "7\n");
+	ucg_buf_fini(&acc);
+
+	/* io.stat: by device, then key; a device only one leaf used keeps its line */
+	ucg_buf_init(&acc);
+	T_EQ_INT(ucg_v2sum_add("io.stat", "8:0 rbytes=10 wbytes=20 rios=1 wios=2\n", &acc), 0);
+	T_EQ_INT(ucg_v2sum_add("io.stat",
+			       "254:0 rbytes=1 wbytes=0 rios=1 wios=0\n8:0 rbytes=5 wbytes=0 "
+			       "rios=1 wios=0\n",
+			       &acc),
+		 0);
+	T_EQ_STR(acc.data,
+		 "8:0 rbytes=15 wbytes=20 rios=2 wios=2\n254:0 rbytes=1 wbytes=0 rios=1 wios=0\n");
+	ucg_buf_fini(&acc);
+
+	/* an empty file (a leaf with no io yet) adds nothing */
+	ucg_buf_init(&acc);
+	T_EQ_INT(ucg_v2sum_add("io.stat", "", &acc), 0);
+	T_EQ_STR(acc.data, "");
+	ucg_buf_fini(&acc);
+}
+
 int main(void)
 {
 	T_RUN(test_cpu_weight_curve);
@@ -441,5 +491,6 @@ int main(void)
 	T_RUN(test_undo_value);
 	T_RUN(test_split_quota);
 	T_RUN(test_split_weight);
+	T_RUN(test_sum);
 	return t_done();
 }

@@ -241,7 +241,7 @@ static void test_cancelled_write(void)
 	T_EQ_STR(fx_read(e, h, "/g/hugetlb.2MB.limit_in_bytes"), "4194304\n");
 	ucg_buf_reset(&v);
 	ucg_v2obs_describe(obs, &v);
-	T_CHECK(v.data && strstr(v.data, " undone 2\n") != NULL);
+	T_CHECK(v.data && strstr(v.data, " undone 2 ") != NULL);
 	ucg_buf_fini(&v);
 	T_EQ_INT(fx_rmdir(e, h, "/g"), 0);
 	ucg_v2obs_free(obs);

@@ -11,6 +11,7 @@
 #include "engine/subsys.h"
 #include "host/v1v2.h"
 #include "host/v2stat.h"
+#include "host/v2sum.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -65,6 +66,7 @@ struct ucg_v2obs {
 	unsigned logged_missing; /* v2 controllers whose absence was logged */
 	unsigned gone; /* v2 controllers that left the subtree while we ran (policy since) */
 	unsigned long attaches, writes, refusals, skipped, restored, undone;
+	unsigned long summed; /* an inner hierarchy's statistics read summed over leaves */
 	int restoring; /* ucg_v2obs_restore: attaches mirror the kernel, write nothing */
 	/* What can_write changed, until the engine commits the write (file_written) or
 	 * refuses it (cancel_write): the v2 files' previous values, in write order, and the
@@ -726,6 +728,133 @@ static int pids_events(struct ucg_v2obs *o, const char *rel, struct ucg_buf *out
 	return 0;
 }
 
+/* ---- an inner hierarchy's statistics ----------------------------------------------
+ *
+ * The mirror of an inner hierarchy's v1 cgroup P holds the processes whose *outer*
+ * path is P. While no leaf is under one of (the mirror, the leaves of P's subtree)
+ * and not the other, that is exactly P's processes, and P's statistics are the
+ * mirror's, as for the outer hierarchy. Otherwise each file whose figures add up
+ * (v2sum.h) is the sum over the leaves of P's subtree, empty ones too (a counter
+ * keeps what exited processes did; so the check counts empty leaves, where v2split's
+ * counts only populated ones); pids.events over P's own leaves (see pids_events); the
+ * others are the engine's. cpu.stat's throttling keys add the mirror's own: while all
+ * of P's processes sat under it, v2split left P's quota on the mirror, and the kernel
+ * counted those periods there (a leaf under a throttled parent counts nothing).
+ */
+struct inner {
+	struct ucg_v2obs *o;
+	int outer, mine;  /* the layout's slots: the outer hierarchy's, P's */
+	const char *path; /* P */
+	int exact;
+	const char *file; /* summing: the v2 file, the sum, leaves added, an error */
+	int own;          /* summing over P's own leaves only, not its subtree's */
+	struct ucg_buf *acc;
+	size_t n;
+	int err;
+};
+
+/* p is path or below it */
+static int path_within(const char *p, const char *path)
+{
+	size_t n = strlen(path);
+
+	return !strcmp(path, "/") || (!strncmp(p, path, n) && (p[n] == '\0' || p[n] == '/'));
+}
+
+static void inner_check(void *ctx, const char *leaf)
+{
+	struct inner *c = ctx;
+	char paths[NR_SLOTS][PATH_MAX];
+
+	if (c->exact && leaf_decode(leaf, paths) == 0 &&
+	    path_within(paths[c->mine], c->path) != path_within(paths[c->outer], c->path))
+		c->exact = 0;
+}
+
+/* The mirror's cpu.stat throttling keys into c->acc. */
+static int add_mirror_throttling(struct inner *c)
+{
+	static const char *const keys[] = { "nr_periods", "nr_throttled", "throttled_usec",
+					    "nr_bursts", "burst_usec" };
+	struct ucg_buf b, part;
+	uint64_t v;
+	size_t i;
+	int e;
+
+	ucg_buf_init(&b);
+	ucg_buf_init(&part);
+	e = ucg_cgv2_read(c->o->b, c->path, "cpu.stat", &b);
+	for (i = 0; e == 0 && b.data && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (ucg_v2_keyed(b.data, keys[i], &v) == 0)
+			ucg_buf_printf(&part, "%s %llu\n", keys[i], (unsigned long long)v);
+	if (e == 0 && part.data)
+		e = ucg_v2sum_add("cpu.stat", part.data, c->acc);
+	ucg_buf_fini(&part);
+	ucg_buf_fini(&b);
+	return e == -ENOENT ? 0 : e;
+}
+
+static void inner_add(void *ctx, const char *leaf)
+{
+	struct inner *c = ctx;
+	char paths[NR_SLOTS][PATH_MAX];
+	struct ucg_buf b;
+	int e;
+
+	if (c->err || leaf_decode(leaf, paths) < 0 ||
+	    !(c->own ? !strcmp(paths[c->mine], c->path) : path_within(paths[c->mine], c->path)))
+		return;
+	ucg_buf_init(&b);
+	e = ucg_cgv2_read(c->o->b, leaf, c->file, &b);
+	if (e == 0)
+		e = ucg_v2sum_add(c->file, b.data ? b.data : "", c->acc);
+	if (e == 0)
+		c->n++;
+	else if (e != -ENOENT)
+		c->err = e;
+	ucg_buf_fini(&b);
+}
+
+/* ucg_v2stat_show's reader: file summed over the leaves; -ENOENT when it does not add
+ * up or no leaf has it (the engine's figure then). */
+static int read_sum(void *ctx, const char *file, struct ucg_buf *out)
+{
+	struct inner *c = ctx;
+	struct ucg_buf acc;
+	int e;
+
+	if (!ucg_v2sum_additive(file))
+		return -ENOENT;
+	ucg_buf_init(&acc);
+	c->file = file;
+	c->acc = &acc;
+	c->n = 0;
+	c->err = 0;
+	e = ucg_cgv2_leaves(c->o->b, inner_add, c);
+	if (e >= 0)
+		e = c->err ? c->err : c->n ? 0 : -ENOENT;
+	if (e == 0 && !strcmp(file, "cpu.stat"))
+		e = add_mirror_throttling(c);
+	if (e == 0)
+		ucg_buf_puts(out, acc.data ? acc.data : "");
+	ucg_buf_fini(&acc);
+	return e < 0 ? e : ucg_buf_error(out);
+}
+
+/* 1 when P's statistics are the sums (c->exact 0 after the check), 0: the mirror's. */
+static int inner_summed(struct ucg_v2obs *o, int outer, int mine, const char *path, struct inner *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->outer = outer;
+	c->mine = mine;
+	c->path = path;
+	c->exact = 1;
+	if (ucg_cgv2_leaves(o->b, inner_check, c) < 0)
+		c->exact = 0;
+	return !c->exact;
+}
+
 int ucg_v2obs_show(struct ucg_v2obs *o, struct ucg_hierarchy *h, const char *path,
 		   struct ucg_buf *out)
 {
@@ -740,16 +869,20 @@ int ucg_v2obs_show(struct ucg_v2obs *o, struct ucg_hierarchy *h, const char *pat
 	};
 	const char *file = strrchr(path, '/');
 	char rel[PATH_MAX];
+	struct inner in;
 	void *ctx[2];
 	size_t i;
-	int s;
+	int s, mine;
 
 	if (!file || file == path)
 		return -ENOENT; /* a root's files: the whole machine, not our subtree */
-	/* only the outer hierarchy's mirror holds exactly its cgroup's processes */
+	/* the outer hierarchy's mirror holds exactly its cgroup's processes; an inner
+	 * one's may not (above) */
 	for (s = 0; s < NR_SLOTS && !slot_hier(o, s); s++)
 		;
-	if (s == NR_SLOTS || slot_hier(o, s) != h)
+	for (mine = s; mine < NR_SLOTS && slot_hier(o, mine) != h; mine++)
+		;
+	if (mine >= NR_SLOTS)
 		return -ENOENT;
 	file++;
 	for (i = 0; i < sizeof(owner) / sizeof(owner[0]); i++)
@@ -761,6 +894,11 @@ int ucg_v2obs_show(struct ucg_v2obs *o, struct ucg_hierarchy *h, const char *pat
 	if ((size_t)(file - path) >= sizeof(rel))
 		return -ENAMETOOLONG;
 	snprintf(rel, sizeof(rel), "%.*s", (int)(file - path - 1), path);
+	if (mine != s && inner_summed(o, s, mine, rel, &in)) {
+		in.own = !strcmp(file, "pids.events");
+		o->summed++;
+		return ucg_v2stat_show(file, read_sum, &in, out);
+	}
 	if (!strcmp(file, "pids.events"))
 		return pids_events(o, rel, out);
 	ctx[0] = o;
@@ -773,8 +911,9 @@ void ucg_v2obs_describe(const struct ucg_v2obs *o, struct ucg_buf *out)
 	ucg_buf_printf(out, "enforce %s\n", ucg_cgv2_describe(o->b));
 	ucg_buf_printf(out,
 		       "enforce_attaches %lu writes %lu refusals %lu policy_only %lu "
-		       "restored %lu undone %lu\n",
-		       o->attaches, o->writes, o->refusals, o->skipped, o->restored, o->undone);
+		       "restored %lu undone %lu summed_stats %lu\n",
+		       o->attaches, o->writes, o->refusals, o->skipped, o->restored, o->undone,
+		       o->summed);
 	for (int c = 0; c < UCG_V2_NR_CTRL; c++)
 		if (o->gone & (1u << c))
 			ucg_buf_printf(out, "enforce_gone %s: left the subtree, policy only\n",

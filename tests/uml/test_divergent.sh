@@ -131,4 +131,29 @@ within "and nearly all q's weight" "$w" 90 100
 kill $A $S
 wait $A $S 2>/dev/null
 check "stats count the divided quota" "$("$UCG" ctl stats | grep -c '^enforce_split rounds [1-9]')" "1"
+
+# The statistics of /q, an inner hierarchy's cgroup whose processes ran outside its
+# mirror: the sums of its leaves' v2 files (and the mirror's own throttling), as the
+# kernel counts them, where the engine's figures said nr_throttled 0. The spinners
+# are gone: the counters hold still between the two reads.
+# kernel_sum FILE KEY: KEY of FILE summed over /q's leaves and its mirror
+kernel_sum() {
+	local sum=0 v d
+	for d in $(find $CG2 -type d -path '*/ucgroups/[ab]/.ucg.cpu:q/.ucg') $mirror; do
+		v=$(sed -n "s/^$2 //p" $d/$1)
+		sum=$((sum + ${v:-0}))
+	done
+	echo $sum
+}
+k=$(kernel_sum cpu.stat nr_throttled)
+u=$(sed -n 's/^nr_throttled //p' $C/q/cpu.stat)
+echo "# nr_throttled: ucg $u, the kernel's leaves and mirror $k"
+within "cpu.stat nr_throttled counts the throttling" "${u:-0}" 1 1000000
+within "nr_throttled = the kernel's" "${u:-0}" $((k * 97 / 100)) $((k * 103 / 100 + 1))
+mirror= # usage: the leaves only (the mirror of /q holds no process of it)
+k=$(kernel_sum cpu.stat usage_usec)
+u=$(cat $C/q/cpuacct.usage)
+echo "# cpuacct.usage: ucg $u ns, the kernel's leaves $((k * 1000)) ns"
+within "cpuacct.usage = the leaves' usage (ms)" "$((u / 1000000))" $((k * 98 / 100000)) $((k * 102 / 100000 + 1))
+check "stats count the summed reads" "$("$UCG" ctl stats | grep -c '^enforce_attaches.* summed_stats [1-9]')" "1"
 uml_done
