@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 /* The kernel's task flags (stat field 9) the provider looks at. */
+#define PROCFS_PF_EXITING 0x00000004u
 #define PROCFS_PF_KTHREAD 0x00200000u
 #define PROCFS_PF_NO_SETAFFINITY 0x04000000u
 

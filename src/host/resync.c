@@ -119,6 +119,12 @@ static int scan_tid(struct ucg_host *h, struct ucg_engine *e, int tid, int initi
 		h->seen[tid] = 0;
 		return -ESRCH;
 	}
+	/* Unknown and already exiting (its taskstats message may have come and gone as
+	 * that of an unknown tid): it ends as soon as it is placed. Added alive, it would
+	 * stay in the table after its release, and the polled mode's count would take it
+	 * for a task it has not seen (host.c). */
+	if ((s.flags & PROCFS_PF_EXITING) && s.state != 'Z')
+		s.state = 'X';
 	if (initial)
 		host_task_found(h, e, &info, 0, s.state);
 	else
