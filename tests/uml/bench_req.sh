@@ -5,8 +5,10 @@
 # and for scale N reads of /proc/self/stat, each timed with bash builtins (no fork).
 # Prints "name value us" lines and the daemon's host counters before and after.
 #   tests/uml/run-in-uml tests/uml/bench_req.sh build/src/cli/ucg build/tests/uml
-# UCG_BENCH_N (default 20): requests per kind. UCG_BENCH_STRACE=1: then strace -c
-# (UCG_BENCH_STRACE_ARGS to change) the daemon over N more reads of cgroup.procs.
+# UCG_BENCH_N (default 20): requests per kind. UCG_BENCH_EXEC=1: then `ucg up` and
+# three runs of `ucg exec -g cpu,cpuacct,memory:/j -- /bin/true` (and /bin/true).
+# UCG_BENCH_STRACE=1: then strace -c (UCG_BENCH_STRACE_ARGS to change) the daemon
+# over N more reads of cgroup.procs.
 # Not a test of the uml suite: it asserts nothing, it measures.
 . "$(dirname "$0")/lib.sh" "$1" "$2"
 N=${UCG_BENCH_N:-20}
@@ -36,6 +38,23 @@ for ((i = 0; i < N; i++)); do read -r _ < /proc/self/stat; done
 per proc_stat_read $t
 echo "# after: $(host_stats | tr '\n' ' ')"
 echo "# $(ls /proc | grep -c '^[0-9]') processes, load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${UCG_BENCH_EXEC:-}" ]; then
+	# the pids hierarchy above would be a second one of that name in the view
+	echo $$ > $M/cgroup.procs
+	rmdir $M/m
+	umount $M
+	"$UCG" up /tmp/up > /dev/null || bad "ucg up"
+	MOUNTS+=(/tmp/up/*/)
+	mkdir /tmp/up/cpu,cpuacct/j /tmp/up/memory/j
+	for i in 1 2 3; do
+		t=${EPOCHREALTIME/./}
+		/bin/true
+		echo "true_run $(((${EPOCHREALTIME/./} - t) / 1000)) ms"
+		t=${EPOCHREALTIME/./}
+		"$UCG" exec -g cpu,cpuacct,memory:/j -- /bin/true || bad "ucg exec"
+		echo "exec_true $(((${EPOCHREALTIME/./} - t) / 1000)) ms"
+	done
+fi
 if [ -n "${UCG_BENCH_STRACE:-}" ]; then
 	strace ${UCG_BENCH_STRACE_ARGS:--c} -f -p $DAEMON_PID -o /tmp/st.out 2> /tmp/st.err &
 	SP=$!
