@@ -29,6 +29,7 @@ int ucgfs_drain(struct daemon *d)
 	ucg_host_get_stats(d->host, &before);
 	r = ucg_host_drain(d->host, d->e);
 	ucg_host_get_stats(d->host, &after);
+	after.quiet = before.quiet; /* a drain that read nothing changed nothing */
 	if (r != 0 || memcmp(&before, &after, sizeof(before)))
 		d->content_dirty = 1;
 	return r;
