@@ -5,13 +5,14 @@
  * Polls each DIR in turn with statfs (stat may be answered from attributes the
  * kernel cached; statfs always asks the daemon) and classifies every answer: served
  * (a FUSE file system answered), dead (ENOTCONN: the FUSE connection of a killed
- * daemon; ECONNABORTED for a request in flight at the kill) or bare (another file system: the directory under the mount shows
- * through, nothing is mounted). Starts timing at the
- * first answer that is not "served" and ends when every DIR has gone down and has
- * answered "served" again, or at TIMEOUT_MS. Prints, per DIR, "DIR dead_ms bare_ms
- * other errno" (the time it answered ENOTCONN, the time it was bare, the count of
- * other errors and the first one's name) and last "window_ms W" from the first failure to the last recovery
- * (-1 if something never came back).
+ * daemon; ECONNABORTED or EIO for a request its death cut) or bare (another file
+ * system: the directory under the mount shows through, nothing is mounted). Starts
+ * timing at the first answer that is not "served" and ends when every DIR has gone
+ * down and has answered "served" again, or at TIMEOUT_MS. Prints, per DIR, "DIR
+ * dead_ms bare_ms other errno aborted" (the time it was dead, the time it was bare,
+ * the count of other errors and the first one's name, how many dead answers were
+ * ECONNABORTED or EIO) and last "window_ms W" from the first failure to the last
+ * recovery (-1 if something never came back).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ static double now_ms(void)
 
 struct dir {
 	const char *path;
-	int down, back, other, other_errno;
+	int down, back, other, other_errno, aborted;
 	double dead_ms, bare_ms, last;
 };
 
@@ -67,14 +68,17 @@ int main(int argc, char **argv)
 			if (r && start < 0)
 				start = t;
 			if (r) {
-				d[i].down = 1;
-				/* ECONNABORTED: a request in flight when the daemon died */
-				if (r == ENOTCONN || r == ECONNABORTED)
+				/* a request cut by the daemon's death, or racing its
+				 * exit, gets ECONNABORTED or EIO (Linux 6.1) */
+				if (r == ECONNABORTED || r == EIO)
+					d[i].aborted++;
+				if (r == ENOTCONN || r == ECONNABORTED || r == EIO)
 					d[i].dead_ms += d[i].last ? t - d[i].last : 0;
 				else if (r == ENOENT)
 					d[i].bare_ms += d[i].last ? t - d[i].last : 0;
 				else if (!d[i].other++)
 					d[i].other_errno = r;
+				d[i].down = 1;
 				d[i].last = t;
 			} else if (d[i].down && !d[i].back) {
 				d[i].back = 1;
@@ -88,8 +92,9 @@ int main(int argc, char **argv)
 			break;
 	}
 	for (i = 0; i < n; i++)
-		printf("%s %.1f %.1f %d %s\n", argv[i + 2], d[i].dead_ms, d[i].bare_ms, d[i].other,
-		       d[i].other ? strerrorname_np(d[i].other_errno) : "-");
+		printf("%s %.1f %.1f %d %s %d\n", argv[i + 2], d[i].dead_ms, d[i].bare_ms,
+		       d[i].other, d[i].other ? strerrorname_np(d[i].other_errno) : "-",
+		       d[i].aborted);
 	printf("window_ms %.1f\n", pending ? -1.0 : end - start);
 	return 0;
 }

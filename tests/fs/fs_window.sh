@@ -56,7 +56,7 @@ for round in 1 2 3; do
 	# loaded host
 	check "round $round: down no longer than the restart (+250 ms of poller lag)" \
 		"$(awk -v w="$win" -v r=$((t1 - t0)) 'BEGIN { print (w <= r + 250) ? "yes" : w " > " r }')" "yes"
-	check "round $round: no other errors" "$(echo "$RES" | awk 'NF == 5 { s += $4 } END { print s + 0 }')" "0"
+	check "round $round: no other errors" "$(echo "$RES" | awk 'NF == 6 { s += $4 } END { print s + 0 }')" "0"
 	AFTER=$(snapshot)
 	check "round $round: same cgroups, members, settings" "$AFTER" "$BEFORE"
 	[ "$AFTER" = "$BEFORE" ] || diff <(echo "$BEFORE") <(echo "$AFTER")

@@ -1,0 +1,76 @@
+#!/bin/bash
+# The supervised daemon: systemd (PID 1 in the instance, run-in-uml with
+# UCG_UML_PID1) runs dist/ucgroups.service as shipped but for ExecStart's path; a
+# hierarchy is mounted, a cgroup made and a process attached; the daemon is killed
+# with SIGKILL; systemd must start it again by itself (Restart=on-failure), the mount
+# must answer again with the same cgroup and member, the member must have lived
+# through it (KillMode=process) and the daemon must sit in its delegated subtree.
+# Skips with one line when PID 1 is not systemd.
+. "$(dirname "$0")/lib.sh" "$1" "$2"
+UNIT=$(cd "$(dirname "$0")/../.." && pwd)/dist/ucgroups.service
+if [ "$(cat /proc/1/comm)" != systemd ]; then
+	echo "SKIP: PID 1 is $(cat /proc/1/comm), not systemd (run-in-uml without UCG_UML_PID1?)"
+	echo "RESULT passed=0 failed=0 skipped=1"
+	exit 77
+fi
+export UCG_RUNTIME_DIR=/run/ucgroups # the unit's: no Environment= sets another
+ms() { echo $(($(date +%s%N) / 1000000)); }
+main_pid() { systemctl show -p MainPID --value ucgroups.service; }
+serves() { [ "$(stat -f -c %t "$1" 2>/dev/null)" = 65735546 ]; }
+stop_unit() { systemctl stop ucgroups.service 2>/dev/null; rm -f /run/systemd/system/ucgroups.service; }
+trap 'stop_unit; uml_cleanup' EXIT
+
+sed "s|^ExecStart=/usr/local/bin/ucg |ExecStart=$UCG |" "$UNIT" > /run/systemd/system/ucgroups.service
+check "unit: only ExecStart's path changed" \
+	"$(diff "$UNIT" /run/systemd/system/ucgroups.service | grep -c '^[<>]')" "2"
+systemctl daemon-reload
+t0=$(ms)
+systemctl start ucgroups.service
+check "unit starts" "$(systemctl is-active ucgroups.service)" "active"
+for ((i = 0; i < 400; i++)); do "$UCG" ctl ping >/dev/null 2>&1 && break; nap 0.05; done
+P1=$(main_pid)
+check "the daemon answers" "$("$UCG" ctl ping 2>&1)" "$P1"
+echo "  first start to ping: $(($(ms) - t0)) ms"
+check "Delegate=yes" "$(systemctl show -p Delegate --value ucgroups.service)" "yes"
+# in the unit's delegated cgroup (its leaf ucgroups-daemon when the daemon could
+# enable domain controllers there: docs/enforcement.md)
+in_unit() { sed -n 's|^0::/system.slice/ucgroups.service\(/ucgroups-daemon\)\{0,1\}$|yes|p' /proc/$1/cgroup; }
+check "the daemon in the unit's delegated cgroup" "$(in_unit $P1)" "yes"
+echo "  daemon: $(cat /proc/$P1/cgroup); $(journalctl -u ucgroups.service --no-pager 2>/dev/null | grep -o 'enforce: [^(]*' | head -1)"
+
+M=$(ucg_mnt sd-pids pids) || { bad "ucg mount -o pids"; uml_done; exit 1; }
+mkdir $M/a
+spawn sleep 600
+S=$LAST
+echo $S > $M/a/cgroup.procs
+check "member attached" "$(cat $M/a/cgroup.procs)" "$S"
+
+# deadwin (tests/fs) polls the mount with statfs from before the kill until it
+# answers again: the dead window, RestartSec and the restart
+"$2/../fs/deadwin" 120000 $M > /tmp/deadwin.out &
+W=$!
+for ((i = 0; i < 200; i++)); do grep -q polling /tmp/deadwin.out && break; nap 0.05; done
+kill -9 $P1
+wait $W
+P2=$(main_pid)
+back=$(awk '$1 == "window_ms" && $2 >= 0 { print int($2) }' /tmp/deadwin.out)
+dead=$(awk -v m=$M '$1 == m { print int($2) }' /tmp/deadwin.out)
+check "systemd started the daemon again by itself" "$([ -n "$back" ] && echo yes)" "yes"
+echo "  kill -9 to the mount answering again: ${back:-never} ms (RestartSec and the restart)"
+[ -n "$back" ] || journalctl -u ucgroups.service --no-pager 2>&1 | grep -v ': ucg: ' | tail -4 | sed 's/^/  /'
+check "mount answered ENOTCONN while no daemon ran" "$([ "${dead:-0}" -gt 0 ] && echo yes)" "yes"
+check "no other error meanwhile" "$(awk -v m=$M '$1 == m { print $4, $5 }' /tmp/deadwin.out)" "0 -"
+echo "  requests cut by the kill (ECONNABORTED, EIO): $(awk -v m=$M '$1 == m { print $6 }' /tmp/deadwin.out)"
+echo "  $(awk -v m=$M '$1 == m { print "ENOTCONN " $2 " ms, bare dir " $3 " ms" }' /tmp/deadwin.out)"
+check "NRestarts" "$(systemctl show -p NRestarts --value ucgroups.service)" "1"
+check "the new daemon answers" "$("$UCG" ctl ping 2>&1)" "$P2"
+check "same cgroup, same member" "$(cat $M/a/cgroup.procs 2>&1)" "$S"
+check "the member lived through it" "$(kill -0 $S && echo alive)" "alive"
+check "one mount, none stacked" "$(grep -c " $M " /proc/self/mountinfo)" "1"
+check "the new daemon in the unit's cgroup too" "$(in_unit $P2)" "yes"
+{ kill -9 $S; wait $S; } 2>/dev/null
+rmdir $M/a
+umount $M
+systemctl stop ucgroups.service
+check "a clean stop is not restarted" "$(systemctl is-active ucgroups.service)" "inactive"
+uml_done
