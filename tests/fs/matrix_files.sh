@@ -6,15 +6,16 @@
 #   BASE is a root-owned cgroup: a hierarchy's root, or a child standing in for it
 #   where the root must not be touched (the host's memory hierarchy).
 # Cases: BASE itself; a child after chown of its directory only (files stay root's);
-# a child after chown of its files only; a child the user made in a delegated one.
+# a child after chown of its files only; the same given each file's own value back;
+# a child the user made in a delegated one.
 # Writing "0" asks each file's permission first and its parser second: most files
 # take 0, some refuse it (EINVAL), tasks and cgroup.procs read it as the writer.
 run_files_matrix() {
 	local B=$1 F=$2 T=$3 U="setpriv --reuid=64011 --regid=64011 --clear-groups"
-	local f d i D O G
+	local f d i v D O G V
 
 	# the children carry TAG: on the kernel, BASE may be a hierarchy others use too
-	D=$B/$T-dironly O=$B/$T-filesonly G=$B/$T-deleg
+	D=$B/$T-dironly O=$B/$T-filesonly G=$B/$T-deleg V=$B/$T-own
 
 	r() { echo "$1 $2"; }
 	# the files of a cgroup but those matching SKIP_FILES (a regex the caller sets
@@ -46,11 +47,19 @@ run_files_matrix() {
 	r owner-filesonly "$(owners $O)"
 	writes dironly $D
 	writes filesonly $O
+	# the same, each file given back what root reads from it (its first line): the
+	# values a fresh cgroup shows, each parser's valid input, and the reads compared
+	mkdir $V
+	for f in $(files $V); do chown 64011:64011 $V/$f; done
+	for f in $(files $V); do
+		v=$(head -n 1 $V/$f 2>/dev/null)
+		r "own/$f" "[$v] $($U $F write "$V/$f" "$v")"
+	done
 	r user-mkdir-in-delegated "$($U $F mkdir $G/sub)"
 	r owner-usersub "$([ -d $G/sub ] && owners $G/sub)"
 	[ -d $G/sub ] && writes usersub $G/sub
 	# leave the base as it was: the writers of "0" to tasks moved themselves and exited
-	for d in $G/sub $G $D $O; do
+	for d in $G/sub $G $D $O $V; do
 		for i in $(seq 50); do
 			[ -d $d ] || break
 			rmdir $d 2>/dev/null && break
