@@ -12,6 +12,7 @@
 #include "fs/uring.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,14 +67,74 @@ static struct mnt *find_mnt(struct daemon *d, const char *dir)
 
 /* Stale FUSE mounts of a dead daemon answer ENOTCONN: detach them. statfs, not stat:
  * the kernel may still answer stat from attributes it cached. */
-static void clear_stale(const char *dir)
+static int is_stale(const char *dir)
 {
 	struct statfs sfs;
+
+	return statfs(dir, &sfs) < 0 && errno == ENOTCONN;
+}
+static void clear_stale(const char *dir)
+{
 	int i;
 
-	for (i = 0; i < 64 && statfs(dir, &sfs) < 0 && errno == ENOTCONN; i++)
+	for (i = 0; i < 64 && is_stale(dir); i++)
 		if (umount2(dir, MNT_DETACH) < 0)
 			break;
+}
+
+#ifndef MOVE_MOUNT_BENEATH
+#define MOVE_MOUNT_BENEATH 0x00000200 /* Linux 6.5 */
+#endif
+/* Replaces the dead mount on top of dir by a new FUSE mount without a moment in
+ * between: the new one goes beneath the dead one (MOVE_MOUNT_BENEATH, Linux 6.5),
+ * then the dead one is detached. Detaching first would show the directory under
+ * the mount, empty, until the new mount is made (docs/filesystem.md, "Restart").
+ * Returns the new connection's /dev/fuse fd (for libfuse as "/dev/fd/N"), or
+ * -errno with nothing changed: the caller then detaches and mounts as usual. */
+static int mount_beneath(const char *dir, const char *fsname)
+{
+	int fd, fsfd = -1, mfd = -1, r;
+	char num[32];
+
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	fsfd = fsopen("fuse", FSOPEN_CLOEXEC);
+	if (fsfd < 0)
+		goto fail;
+	snprintf(num, sizeof(num), "%d", fd);
+	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "fd", num, 0) < 0 ||
+	    fsconfig(fsfd, FSCONFIG_SET_STRING, "rootmode", "40000", 0) < 0)
+		goto fail;
+	snprintf(num, sizeof(num), "%u", (unsigned)getuid());
+	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "user_id", num, 0) < 0)
+		goto fail;
+	snprintf(num, sizeof(num), "%u", (unsigned)getgid());
+	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "group_id", num, 0) < 0 ||
+	    fsconfig(fsfd, FSCONFIG_SET_FLAG, "allow_other", NULL, 0) < 0 ||
+	    fsconfig(fsfd, FSCONFIG_SET_STRING, "source", fsname, 0) < 0 ||
+	    fsconfig(fsfd, FSCONFIG_SET_STRING, "subtype", "cgroup", 0) < 0 ||
+	    fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		goto fail;
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (mfd < 0)
+		goto fail;
+	if (move_mount(mfd, "", AT_FDCWD, dir, MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_BENEATH) < 0)
+		goto fail;
+	/* the dead mount is on top: take it away; the new one answers from now on (a
+	 * request before the daemon reads INIT waits for it) */
+	umount2(dir, MNT_DETACH);
+	close(mfd);
+	close(fsfd);
+	return fd;
+fail:
+	r = -errno;
+	if (mfd >= 0)
+		close(mfd);
+	if (fsfd >= 0)
+		close(fsfd);
+	close(fd);
+	return r;
 }
 
 int ucgfs_mount(struct daemon *d, const char *name, const char *dir, const char *opts,
@@ -83,16 +144,17 @@ int ucgfs_mount(struct daemon *d, const char *name, const char *dir, const char 
 	struct ucg_err err = { { 0 } };
 	struct mnt *m = NULL, *top;
 	struct stat st;
-	char mopts[512], fsname[128];
+	char mopts[512], fsname[128], devfd[32] = "";
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	sigset_t all, old;
 	size_t i;
-	int r;
+	int r, stale;
 
 	if (dir[0] != '/')
 		return -EINVAL;
-	if (!d->sandbox) {
-		clear_stale(dir);
+	/* a dead daemon's mount there: replaced when the session is mounted */
+	stale = !d->sandbox && is_stale(dir);
+	if (!d->sandbox && !stale) {
 		if (stat(dir, &st) < 0)
 			return -errno;
 		if (!S_ISDIR(st.st_mode))
@@ -151,8 +213,16 @@ int ucgfs_mount(struct daemon *d, const char *name, const char *dir, const char 
 		r = -EINVAL;
 		goto fail;
 	}
+	if (stale) {
+		int fd = mount_beneath(dir, fsname);
+
+		if (fd >= 0)
+			snprintf(devfd, sizeof(devfd), "/dev/fd/%d", fd);
+		else
+			clear_stale(dir);
+	}
 	errno = 0;
-	if (fuse_session_mount(m->se, dir) != 0) {
+	if (fuse_session_mount(m->se, devfd[0] ? devfd : dir) != 0) {
 		r = errno ? -errno : -EIO;
 		fuse_session_destroy(m->se);
 		goto fail;
