@@ -481,6 +481,13 @@ int ucg_cgv2_open(const char *root, struct ucg_cgv2 **ret, char *why, size_t why
 			snprintf(why, whylen, "no 0:: line in /proc/self/cgroup");
 			goto fail;
 		}
+		/* Already in the daemon's own leaf (systemd 254+'s DelegateSubgroup= in
+		 * dist/ucgroups.service starts it there): the subtree goes beside it,
+		 * so the unit's cgroup holds no process and can enable controllers, and
+		 * a restarted daemon lands in the leaf again. */
+		slash = strrchr(own, '/');
+		if (slash && !strcmp(slash + 1, UCG_V2_DAEMON_LEAF))
+			*(slash == own ? slash + 1 : slash) = '\0';
 		if (snprintf(b->root, sizeof(b->root), "%s%s/ucgroups", b->mount,
 			     strcmp(own, "/") ? own : "") >= (int)sizeof(b->root)) {
 			e = -ENAMETOOLONG;
@@ -511,7 +518,7 @@ int ucg_cgv2_open(const char *root, struct ucg_cgv2 **ret, char *why, size_t why
 	if (refused == -EBUSY && strcmp(parent, b->mount)) {
 		char leaf[PATH_MAX + 32];
 
-		snprintf(leaf, sizeof(leaf), "%s/ucgroups-daemon", parent);
+		snprintf(leaf, sizeof(leaf), "%s/" UCG_V2_DAEMON_LEAF, parent);
 		if ((mkdir(leaf, 0755) == 0 || errno == EEXIST) &&
 		    (strcat(leaf, "/cgroup.procs"), write_text(leaf, "0")) == 0) {
 			refused = 0;

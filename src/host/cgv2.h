@@ -47,6 +47,10 @@ extern const char *const ucg_v2_ctrl_name[UCG_V2_NR_CTRL];
 
 /* The name of the leaf directories processes sit in. */
 #define UCG_V2_LEAF ".ucg"
+/* The daemon's own leaf, beside its subtree, when the cgroup it runs in must enable
+ * controllers; a daemon that starts in a cgroup of this name takes its parent as the
+ * cgroup it runs in (systemd's DelegateSubgroup=, dist/ucgroups.service). */
+#define UCG_V2_DAEMON_LEAF "ucgroups-daemon"
 
 struct ucg_cgv2;
 

@@ -7,6 +7,9 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -262,10 +265,57 @@ static void test_native_divergent_and_errors(void)
 	b = NULL;
 }
 
+/* A daemon started in a cgroup named ucgroups-daemon (systemd 254+'s DelegateSubgroup=
+ * in the shipped unit) puts its subtree beside that leaf, not below it: below, the
+ * leaf would have to enable controllers while holding the daemon. */
+static void test_native_own_leaf(void)
+{
+	char base[256], leaf[300], procs[320], got[PATH_MAX] = "", want[300];
+	int pfd[2], status;
+	ssize_t n;
+	pid_t child;
+
+	if (geteuid() != 0 || access("/sys/fs/cgroup/unified/cgroup.procs", W_OK) != 0)
+		T_SKIP("no writable cgroup2 mount (needs root and /sys/fs/cgroup/unified)");
+	snprintf(base, sizeof(base), "/sys/fs/cgroup/unified/ucgtest-own-%d", (int)getpid());
+	snprintf(leaf, sizeof(leaf), "%s/" UCG_V2_DAEMON_LEAF, base);
+	T_CHECK(mkdir(base, 0755) == 0 && mkdir(leaf, 0755) == 0);
+	T_CHECK(pipe(pfd) == 0);
+	child = fork();
+	if (child == 0) {
+		struct ucg_cgv2 *own = NULL;
+		char why[256];
+		FILE *f;
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", leaf);
+		f = fopen(procs, "w");
+		if (!f || fprintf(f, "0\n") < 0 || fclose(f) != 0)
+			_exit(2);
+		if (ucg_cgv2_open(NULL, &own, why, sizeof(why)) < 0)
+			_exit(3);
+		if (write(pfd[1], ucg_cgv2_root(own), strlen(ucg_cgv2_root(own))) < 0)
+			_exit(4);
+		ucg_cgv2_close(own, 1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], got, sizeof(got) - 1);
+	got[n > 0 ? n : 0] = '\0';
+	close(pfd[0]);
+	T_CHECK(waitpid(child, &status, 0) == child);
+	T_EQ_INT(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	snprintf(want, sizeof(want), "%s/ucgroups", base);
+	T_EQ_STR(got, want);
+	for (int i = 0; i < 100 && rmdir(leaf) < 0 && errno == EBUSY; i++)
+		sleep_ms(10);
+	rmdir(base);
+}
+
 int main(void)
 {
 	T_RUN(test_leaf_path);
 	T_RUN(test_native_membership_freeze);
 	T_RUN(test_native_divergent_and_errors);
+	T_RUN(test_native_own_leaf);
 	return t_done();
 }
