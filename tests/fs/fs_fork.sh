@@ -74,7 +74,10 @@ check "no dead task stays listed" "$STALE" "0"
 # threads: a thread made after its process moved starts with the process (the fork
 # event names the process's parent, not the creating thread); and a thread other than
 # the leader that calls execve takes the leader's pid: the process stays listed, and
-# the new image's children start in its cgroup
+# the new image's children start in its cgroup. The execve waits for the file exec:
+# the first check must see the threads before it (a fixed 0.5 s was once too short
+# under load ~20, and the check then saw the new image: got its child, want the
+# threads).
 mkdir $M/t
 bash -c 'echo $$ > '$M'/t/cgroup.procs; exec python3 -c "
 import threading, os, time
@@ -82,14 +85,26 @@ threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
 open(\"'$SCRATCH'/thr\", \"w\").write(\"x\")
 def go():
     os.execv(\"/bin/bash\", [\"bash\", \"-c\", \"sleep 60 & echo \$! > '$SCRATCH'/child; exec sleep 60\"])
-time.sleep(0.5)
+for i in range(1200):
+    if os.path.exists(\"'$SCRATCH'/exec\"):
+        break
+    time.sleep(0.05)
 threading.Thread(target=go).start()
 time.sleep(60)
 "' &
 P=$!; PIDS+=("$P")
 for i in $(seq 400); do [ -s $SCRATCH/thr ] && break; sleep 0.05; done
 T1=$(ls /proc/$P/task | sort -n | tr '\n' ' ')
-check "new threads start with their process" "$(sort -n $M/t/tasks | tr '\n' ' ')" "$T1"
+GOT=$(sort -n $M/t/tasks | tr '\n' ' ')
+check "new threads start with their process" "$GOT" "$T1"
+if [ "$GOT" != "$T1" ]; then # what each tid is now: which task the engine took for which
+	for t in $GOT $T1; do
+		echo "# tid $t: $(cut -d' ' -f1-5,22 /proc/$t/task/$t/stat 2>/dev/null || echo gone)"
+	done
+	echo "# threads now: $(ls /proc/$P/task | tr '\n' ' ')"
+	echo "# $($UCG ctl stats | grep -Eo '(resyncs|polled_found|probes|quiet) [0-9]+' | tr '\n' ' ')"
+fi
+touch $SCRATCH/exec
 for i in $(seq 400); do [ -s $SCRATCH/child ] && break; sleep 0.05; done
 C=$(cat $SCRATCH/child)
 # Without exec events the pid swap is not followed (host/host.c, "none"): the process
