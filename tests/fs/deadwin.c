@@ -69,10 +69,12 @@ int main(int argc, char **argv)
 				start = t;
 			if (r) {
 				/* a request cut by the daemon's death, or racing its
-				 * exit, gets ECONNABORTED or EIO (Linux 6.1) */
-				if (r == ECONNABORTED || r == EIO)
+				 * exit, gets ECONNABORTED or EIO (Linux 6.1), ECANCELED
+				 * when it was on a FUSE io_uring queue */
+				if (r == ECONNABORTED || r == EIO || r == ECANCELED)
 					d[i].aborted++;
-				if (r == ENOTCONN || r == ECONNABORTED || r == EIO)
+				if (r == ENOTCONN || r == ECONNABORTED || r == EIO ||
+				    r == ECANCELED)
 					d[i].dead_ms += d[i].last ? t - d[i].last : 0;
 				else if (r == ENOENT)
 					d[i].bare_ms += d[i].last ? t - d[i].last : 0;
