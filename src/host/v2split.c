@@ -157,20 +157,29 @@ static void collect(void *ctx, const char *rel)
 	r->n++;
 }
 
-/* Writes value to rel's cpu.max unless it reads so already ("max": whatever period). */
-static void put_max(struct ucg_v2split *sp, const char *rel, const char *value)
+/* Writes value to rel's file unless it reads so already: its first line is value or,
+ * with same_prefix, begins with that. */
+static void put_value(struct ucg_v2split *sp, const char *rel, const char *file, const char *value,
+		      const char *same_prefix)
 {
 	struct ucg_buf cur;
+	size_t n = strlen(value);
 	int same;
 
 	ucg_buf_init(&cur);
-	same = ucg_cgv2_read(sp->b, rel, "cpu.max", &cur) == 0 && cur.data &&
-	       (!strcmp(value, "max") ? !strncmp(cur.data, "max ", 4)
-				      : !strncmp(cur.data, value, strlen(value)) &&
-						cur.data[strlen(value)] == '\n');
+	same = ucg_cgv2_read(sp->b, rel, file, &cur) == 0 && cur.data &&
+	       (same_prefix
+			? !strncmp(cur.data, same_prefix, strlen(same_prefix))
+			: !strncmp(cur.data, value, n) && (cur.data[n] == '\n' || !cur.data[n]));
 	ucg_buf_fini(&cur);
-	if (!same && ucg_cgv2_write(sp->b, rel, "cpu.max", value) == 0)
+	if (!same && ucg_cgv2_write(sp->b, rel, file, value) == 0)
 		sp->writes++;
+}
+
+/* cpu.max: "max" reads so already whatever the period. */
+static void put_max(struct ucg_v2split *sp, const char *rel, const char *value)
+{
+	put_value(sp, rel, "cpu.max", value, strcmp(value, "max") ? NULL : "max ");
 }
 
 /* The length of rel's cpu level ("/a/.ucg.cpu:b" of "/a/.ucg.cpu:b/.ucg"), 0 when the
@@ -184,21 +193,6 @@ static size_t cpu_level(const char *rel)
 		return 0;
 	end = strchr(p + 1, '/');
 	return end ? (size_t)(end - rel) : strlen(rel);
-}
-
-/* Writes value to rel's file unless it reads so already. */
-static void put_value(struct ucg_v2split *sp, const char *rel, const char *file, const char *value)
-{
-	struct ucg_buf cur;
-	size_t n = strlen(value);
-	int same;
-
-	ucg_buf_init(&cur);
-	same = ucg_cgv2_read(sp->b, rel, file, &cur) == 0 && cur.data &&
-	       !strncmp(cur.data, value, n) && (cur.data[n] == '\n' || !cur.data[n]);
-	ucg_buf_fini(&cur);
-	if (!same && ucg_cgv2_write(sp->b, rel, file, value) == 0)
-		sp->writes++;
 }
 
 /* Divides the cpu.weight of cpu cgroup path (shares) over the cpu levels of the leaves
@@ -254,7 +248,7 @@ static void divide_weight(struct ucg_v2split *sp, struct round *r, const char *p
 		memcpy(dir, l->rel, n);
 		dir[n] = '\0';
 		snprintf(value, sizeof(value), "%llu", (unsigned long long)parts[j].weight);
-		put_value(sp, dir, "cpu.weight", value);
+		put_value(sp, dir, "cpu.weight", value, NULL);
 	}
 	sp->weighed++;
 out:
