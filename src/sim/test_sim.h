@@ -72,6 +72,62 @@ static inline char *ts_output(const char *text, uint64_t seed, enum sim_charging
 	return ucg_buf_steal(&b, NULL);
 }
 
+/* Everything a run produced that the CPU model feeds, as text: log, summary (or the
+ * error), each task's and cgroup's CPU and throttling, idle time, events and the rates'
+ * digest. full: every recompute from scratch (s->cpu_full), so an incremental run and
+ * a full one of the same text can be compared byte for byte. check, when not NULL,
+ * looks at a successful run's sim before it is freed. Caller frees with ucg_free. */
+static inline char *ts_cpu_record(const char *text, size_t len, uint64_t seed, bool full,
+				  int *ret_r, void (*check)(struct sim *s, const char *text))
+{
+	struct sim_config cfg;
+	struct sim_err err;
+	struct sim *s = NULL;
+	struct ucg_buf b;
+	size_t i;
+	int r;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.seed = seed;
+	ucg_buf_init(&b);
+	r = sim_new(&cfg, &s);
+	if (r == 0) {
+		s->cpu_full = full;
+		s->cpu_digesting = true;
+		s->cpu_digest = 0xcbf29ce484222325ull;
+		r = sim_load(s, "t.ucg", text, len, &err);
+	}
+	if (r == 0)
+		r = sim_run(s, &err);
+	*ret_r = r;
+	if (!s) {
+		ucg_buf_puts(&b, "no sim\n");
+		return ucg_buf_steal(&b, NULL);
+	}
+	ucg_buf_puts(&b, sim_log(s));
+	if (r == 0)
+		sim_format_summary(s, &b);
+	else
+		ucg_buf_printf(&b, "ERROR %s\n", err.msg);
+	for (i = 0; i < s->ntasks; i++)
+		ucg_buf_printf(&b, "task %d cpu_ns %lld\n", s->tasks[i]->tid,
+			       (long long)s->tasks[i]->cpu_ns);
+	for (i = 0; i < s->ncgs; i++) {
+		struct sim_cg *g = s->cgs[i];
+
+		ucg_buf_printf(&b, "cg %d %s cpu %lld thr %lld/%llu/%llu local %lld\n", g->id,
+			       sim_cg_path(g), (long long)g->cpu_ns, (long long)g->throttled_ns,
+			       (unsigned long long)g->nr_throttled,
+			       (unsigned long long)g->nr_periods, (long long)g->local_throttled_ns);
+	}
+	ucg_buf_printf(&b, "idle %lld events %llu rates %016llx\n", (long long)s->idle_ns,
+		       (unsigned long long)sim_events(s), (unsigned long long)s->cpu_digest);
+	if (r == 0 && check)
+		check(s, text);
+	sim_free(s);
+	return ucg_buf_steal(&b, NULL);
+}
+
 /* Cgroup path in hierarchy name, NULL if absent. */
 static inline struct sim_cg *ts_cg(struct sim *s, const char *hname, const char *path)
 {

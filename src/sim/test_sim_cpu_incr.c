@@ -36,61 +36,11 @@ static void check_identities(struct sim *s, const char *text)
 		T_EQ_INT(s->idle_ns + tasks, (int64_t)s->nr_cpus * s->now);
 }
 
-/* Everything a run produced that the CPU model feeds, as text. */
-static char *run_text(const char *text, size_t len, bool full, int *ret_r)
-{
-	struct sim_config cfg;
-	struct sim_err err;
-	struct sim *s = NULL;
-	struct ucg_buf b;
-	size_t i;
-	int r;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.seed = 1;
-	ucg_buf_init(&b);
-	r = sim_new(&cfg, &s);
-	if (r == 0) {
-		s->cpu_full = full;
-		s->cpu_digesting = true;
-		s->cpu_digest = 0xcbf29ce484222325ull;
-		r = sim_load(s, "t.ucg", text, len, &err);
-	}
-	if (r == 0)
-		r = sim_run(s, &err);
-	*ret_r = r;
-	if (!s) {
-		ucg_buf_puts(&b, "no sim\n");
-		return ucg_buf_steal(&b, NULL);
-	}
-	ucg_buf_puts(&b, sim_log(s));
-	if (r == 0)
-		sim_format_summary(s, &b);
-	else
-		ucg_buf_printf(&b, "ERROR %s\n", err.msg);
-	for (i = 0; i < s->ntasks; i++)
-		ucg_buf_printf(&b, "task %d cpu_ns %lld\n", s->tasks[i]->tid,
-			       (long long)s->tasks[i]->cpu_ns);
-	for (i = 0; i < s->ncgs; i++) {
-		struct sim_cg *g = s->cgs[i];
-
-		ucg_buf_printf(&b, "cg %d %s cpu %lld thr %lld/%llu/%llu local %lld\n", g->id,
-			       sim_cg_path(g), (long long)g->cpu_ns, (long long)g->throttled_ns,
-			       (unsigned long long)g->nr_throttled,
-			       (unsigned long long)g->nr_periods, (long long)g->local_throttled_ns);
-	}
-	ucg_buf_printf(&b, "idle %lld events %llu rates %016llx\n", (long long)s->idle_ns,
-		       (unsigned long long)sim_events(s), (unsigned long long)s->cpu_digest);
-	if (r == 0)
-		check_identities(s, text);
-	sim_free(s);
-	return ucg_buf_steal(&b, NULL);
-}
-
 static int same_both_ways(const char *name, const char *text, size_t len)
 {
 	int r1, r2, ok;
-	char *a = run_text(text, len, false, &r1), *b = run_text(text, len, true, &r2);
+	char *a = ts_cpu_record(text, len, 1, false, &r1, check_identities),
+	     *b = ts_cpu_record(text, len, 1, true, &r2, check_identities);
 
 	ok = r1 == r2 && !strcmp(a, b);
 	if (!ok) {
@@ -485,7 +435,7 @@ static void test_random_scenarios(void)
 		else
 			failed++;
 		if (r && getenv("SIM_INCR_VERBOSE")) {
-			char *o = run_text(g.b.data, g.b.len, false, &r);
+			char *o = ts_cpu_record(g.b.data, g.b.len, 1, false, &r, check_identities);
 
 			if (getenv("SIM_INCR_VERBOSE")[0] == '2')
 				fputs(g.b.data, stdout);
