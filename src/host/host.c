@@ -51,7 +51,12 @@
  *            count never matches (a daemon in a child pid namespace sees fewer
  *            tasks than the kernel counts), every sync rescans, as before. A pid
  *            space wrapped exactly to the same last pid between two syncs would go
- *            unnoticed while the count also matched.
+ *            unnoticed while the count also matched. Nor is there an exec event:
+ *            a non-leader's execve shows as the leader taskstats reported exiting
+ *            alive again in /proc with its start time, checked with the exited
+ *            leaders before new tids are probed (the new image's children start
+ *            in its cgroups). Followed only if a sync saw the exec'ing thread;
+ *            otherwise the process reads as exited.
  *
  *   exec  -> credentials are read again. If another thread than the leader called
  *            execve, it took the leader's pid (de_thread): see table.c.
@@ -128,6 +133,10 @@ static void polled_catch_up(struct ucg_host *h, struct ucg_engine *e, int r, uin
 	if (span < 0)
 		span += h->pid_max - 1;
 	if (r == 0 && !h->lost && h->ts_fd >= 0 && h->last_pid && span <= PROBE_MAX) {
+		/* A leader taken over by an exec'ing thread first: the new image's
+		 * children (among the new tids) start in its cgroups. */
+		if (span)
+			host_reap_gone(h, e);
 		if (span && host_probe_new(h, e, h->last_pid, last) < 0)
 			h->lost = 1;
 		host_apply_early_exits(h, e);

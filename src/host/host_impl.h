@@ -101,8 +101,16 @@ int host_scan(struct ucg_host *h, struct ucg_engine *e, int initial);
 int host_probe_new(struct ucg_host *h, struct ucg_engine *e, int from, int to);
 
 /* Forgets the exited leaders whose /proc entry is gone or belongs to a newer task
- * (reaped). O(zombies in the table). */
+ * (reaped); in the polled mode revives those an exec'ing thread took over (see
+ * host_polled_taken_over). O(zombies in the table). */
 void host_reap_gone(struct ucg_host *h, struct ucg_engine *e);
+
+/* ---- table.c, the polled mode ---- */
+struct procfs_stat;
+/* An exited leader that /proc (s) shows alive again with its start time: a
+ * non-leader execve took its pid; re-created from that thread. 1 if it was. */
+int host_polled_taken_over(struct ucg_host *h, struct ucg_engine *e, int tgid,
+			   const struct procfs_stat *s);
 
 /* ---- connector.c ---- */
 

@@ -211,6 +211,7 @@ int ucg_host_resync(struct ucg_host *h, struct ucg_engine *e)
 	r = host_scan(h, e, 0);
 	if (r < 0)
 		return r;
+	host_reap_gone(h, e); /* while an exec'ing thread that took a pid is still known */
 	for (tid = 1; tid < h->pid_max; tid++)
 		if (h->state[tid] != TS_UNKNOWN && !h->seen[tid])
 			host_forget(h, e, tid);
@@ -236,7 +237,8 @@ void host_reap_gone(struct ucg_host *h, struct ucg_engine *e)
 			continue;
 		if (procfs_read_stat(tid, &s) == 0 && ucg_task_get_info(e, tid, &old) == 0 &&
 		    old.start_time == s.start_time) {
-			h->zombies[j++] = tid; /* still a zombie (or other threads run) */
+			if (!host_polled_taken_over(h, e, tid, &s))
+				h->zombies[j++] = tid; /* still a zombie (or other threads run) */
 			continue;
 		}
 		host_forget(h, e, tid);

@@ -319,6 +319,20 @@ static void leader_taken_over(struct ucg_host *h, struct ucg_engine *e, int tgid
 	host_forget(h, e, execer);
 }
 
+/* Without exec events (the polled mode) a non-leader's execve shows only in /proc:
+ * a leader whose exit taskstats reported is there again, neither a zombie nor
+ * exiting, with its start time (de_thread gave the exec'ing thread both). Re-create
+ * it from that thread, as host_on_exec would. s: /proc/tgid/stat. 1 if it was. */
+int host_polled_taken_over(struct ucg_host *h, struct ucg_engine *e, int tgid,
+			   const struct procfs_stat *s)
+{
+	if (!h->no_events || h->state[tgid] != TS_ZOMBIE || !h->nthreads[tgid] || s->state == 'Z' ||
+	    s->state == 'X' || (s->flags & PROCFS_PF_EXITING))
+		return 0;
+	leader_taken_over(h, e, tgid);
+	return h->state[tgid] == TS_ALIVE;
+}
+
 void host_on_exec(struct ucg_host *h, struct ucg_engine *e, int pid)
 {
 	if (!host_in_range(h, pid))
