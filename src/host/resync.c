@@ -211,14 +211,18 @@ int ucg_host_resync(struct ucg_host *h, struct ucg_engine *e)
 	r = host_scan(h, e, 0);
 	if (r < 0)
 		return r;
-	/* The exits, then the exited leaders, before the tasks /proc no longer lists are
-	 * forgotten: a leader whose exit taskstats reported may be alive again, taken
-	 * over by an exec'ing thread that is among those (host_polled_taken_over). */
-	host_apply_early_exits(h, e);
-	host_reap_gone(h, e);
+	/* Without exec events, the exits, then the exited leaders, before the tasks /proc
+	 * no longer lists are forgotten: a leader whose exit taskstats reported may be
+	 * alive again, taken over by an exec'ing thread that is among those
+	 * (host_polled_taken_over). With events, host_on_exec does that. */
+	if (h->no_events) {
+		host_apply_early_exits(h, e);
+		host_reap_gone(h, e);
+	}
 	for (tid = 1; tid < h->pid_max; tid++)
 		if (h->state[tid] != TS_UNKNOWN && !h->seen[tid])
 			host_forget(h, e, tid);
+	host_apply_early_exits(h, e);
 	for (i = j = 0; i < h->nr_zombies; i++)
 		if (h->state[h->zombies[i]] == TS_ZOMBIE)
 			h->zombies[j++] = h->zombies[i];

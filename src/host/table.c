@@ -188,6 +188,23 @@ void host_task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task_i
 /* Ends the tasks taskstats reported exited (their connector exit events may come
  * only after their parent has reaped them, and listed its cgroup) and the zombies a
  * scan found. */
+/* The polled mode: a leader whose exit taskstats reported but that /proc shows alive,
+ * not exiting, with its start time, is a process whose exec'ing thread took its pid
+ * already (the exit was the old leader's): it lives on, taken over from that thread
+ * if we know it, else as it was. 1 if so. */
+static int polled_swapped_already(struct ucg_host *h, struct ucg_engine *e,
+				  const struct ucg_task_info *info)
+{
+	struct procfs_stat s;
+
+	if (!h->no_events || info->tid != info->tgid || !h->nthreads[info->tid] ||
+	    procfs_read_stat(info->tid, &s) < 0 || s.start_time != info->start_time ||
+	    s.state == 'Z' || s.state == 'X' || (s.flags & PROCFS_PF_EXITING))
+		return 0;
+	leader_taken_over(h, e, info->tid);
+	return 1;
+}
+
 void host_apply_early_exits(struct ucg_host *h, struct ucg_engine *e)
 {
 	size_t i;
@@ -197,6 +214,8 @@ void host_apply_early_exits(struct ucg_host *h, struct ucg_engine *e)
 		int tid = h->early[i];
 
 		if (h->state[tid] != TS_ALIVE || ucg_task_get_info(e, tid, &info) < 0)
+			continue;
+		if (polled_swapped_already(h, e, &info))
 			continue;
 		/* /proc's times are scaled to the exact runtime, taskstats' are not: charge
 		 * whichever is more, as host_on_exit does */
