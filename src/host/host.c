@@ -55,8 +55,9 @@
  *            a non-leader's execve shows as the leader taskstats reported exiting
  *            alive again in /proc with its start time, checked with the exited
  *            leaders before new tids are probed (the new image's children start
- *            in its cgroups). Followed only if a sync saw the exec'ing thread;
- *            otherwise the process reads as exited.
+ *            in its cgroups), and when the exit is applied. Moved with the
+ *            exec'ing thread if a sync saw it; otherwise, if the exit is read after
+ *            the swap, it stays where it was, and if before, it reads as exited.
  *
  *   exec  -> credentials are read again. If another thread than the leader called
  *            execve, it took the leader's pid (de_thread): see table.c.

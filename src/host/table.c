@@ -185,9 +185,6 @@ void host_task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task_i
 		host_early_push(h, info->tid); /* after the placing: it may have made others */
 }
 
-/* Ends the tasks taskstats reported exited (their connector exit events may come
- * only after their parent has reaped them, and listed its cgroup) and the zombies a
- * scan found. */
 /* The polled mode: a leader whose exit taskstats reported but that /proc shows alive,
  * not exiting, with its start time, is a process whose exec'ing thread took its pid
  * already (the exit was the old leader's): it lives on, taken over from that thread
@@ -205,6 +202,9 @@ static int polled_swapped_already(struct ucg_host *h, struct ucg_engine *e,
 	return 1;
 }
 
+/* Ends the tasks taskstats reported exited (their connector exit events may come
+ * only after their parent has reaped them, and listed its cgroup) and the zombies a
+ * scan found. */
 void host_apply_early_exits(struct ucg_host *h, struct ucg_engine *e)
 {
 	size_t i;
