@@ -188,14 +188,16 @@ void host_task_found(struct ucg_host *h, struct ucg_engine *e, struct ucg_task_i
 /* The polled mode: a leader whose exit taskstats reported but that /proc shows alive,
  * not exiting, with its start time, is a process whose exec'ing thread took its pid
  * already (the exit was the old leader's): it lives on, taken over from that thread
- * if we know it, else as it was. 1 if so. */
+ * if we know it, else as it was (a resync may have forgotten that thread, whose tid
+ * /proc no longer lists). A leader that really exits is exiting or a zombie here
+ * (PF_EXITING is set before taskstats reports). 1 if so. */
 static int polled_swapped_already(struct ucg_host *h, struct ucg_engine *e,
 				  const struct ucg_task_info *info)
 {
 	struct procfs_stat s;
 
-	if (!h->no_events || info->tid != info->tgid || !h->nthreads[info->tid] ||
-	    procfs_read_stat(info->tid, &s) < 0 || s.start_time != info->start_time ||
+	if (!h->no_events || info->tid != info->tgid || procfs_read_stat(info->tid, &s) < 0 ||
+	    s.start_time != info->start_time ||
 	    s.state == 'Z' || s.state == 'X' || (s.flags & PROCFS_PF_EXITING))
 		return 0;
 	leader_taken_over(h, e, info->tid);
