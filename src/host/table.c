@@ -197,8 +197,8 @@ static int polled_swapped_already(struct ucg_host *h, struct ucg_engine *e,
 	struct procfs_stat s;
 
 	if (!h->no_events || info->tid != info->tgid || procfs_read_stat(info->tid, &s) < 0 ||
-	    s.start_time != info->start_time ||
-	    s.state == 'Z' || s.state == 'X' || (s.flags & PROCFS_PF_EXITING))
+	    s.start_time != info->start_time || s.state == 'Z' || s.state == 'X' ||
+	    (s.flags & PROCFS_PF_EXITING))
 		return 0;
 	leader_taken_over(h, e, info->tid);
 	return 1;
