@@ -17,6 +17,11 @@ static int should_fail(void)
 	return 0;
 }
 
+int ucg_alloc_injected_failure(void)
+{
+	return should_fail();
+}
+
 long ucg_alloc_fail_after(long n)
 {
 	long done = succeeded;

@@ -22,4 +22,9 @@ void ucg_free(void *ptr);
  * succeeded since the last call. */
 long ucg_alloc_fail_after(long n);
 
+/* For allocators that hand out memory they already hold (base/slab.h): non-zero when
+ * injection says this allocation must fail. Not counted among the successes above,
+ * which count calls into the C library's allocator. */
+int ucg_alloc_injected_failure(void);
+
 #endif
