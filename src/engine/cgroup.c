@@ -21,14 +21,25 @@ static uint64_t name_hash(const char *name, size_t len)
 	return ucg_hash_bytes(name, len, 0x9e3779b97f4a7c15ull);
 }
 
+/* The serial itself: serials are handed out in order, so a run of mkdirs fills
+ * consecutive slots of h->by_serial (and a run of rmdirs empties them) instead of one
+ * random cache line and page each; consecutive serials never share a home slot. The
+ * price: cgroups kept alive at serials a table size apart share one run of slots;
+ * keeping k of them alive takes some k * 2k mkdirs, and the run is a sequential scan.
+ * ucg_fs_ino_path looks up with the same hash. */
+uint64_t ucg_cgroup_serial_hash(uint64_t serial)
+{
+	return serial;
+}
+
 struct name_key {
 	const char *name;
 	size_t len;
 };
 
-static int name_match(const struct ucg_hnode *n, const void *key)
+static int name_match(const void *member, const void *key)
 {
-	const struct ucg_cgroup *cg = ucg_container_of(n, struct ucg_cgroup, name_node);
+	const struct ucg_cgroup *cg = member;
 	const struct name_key *k = key;
 
 	return cg->name_len == k->len && !memcmp(cg->name, k->name, k->len);
@@ -38,12 +49,10 @@ struct ucg_cgroup *ucg_cgroup_find_child(const struct ucg_cgroup *cg, const char
 					 size_t len)
 {
 	struct name_key k = { name, len };
-	struct ucg_hnode *n;
 
 	if (!cg->child_names.count) /* a leaf: most file lookups end in one; skip the hash */
 		return NULL;
-	n = ucg_htable_find(&cg->child_names, name_hash(name, len), name_match, &k);
-	return n ? ucg_container_of(n, struct ucg_cgroup, name_node) : NULL;
+	return ucg_otable_find(&cg->child_names, name_hash(name, len), name_match, &k);
 }
 
 int ucg_cgroup_is_root(const struct ucg_cgroup *cg)
@@ -123,10 +132,15 @@ struct ucg_file_attr *ucg_cgroup_file_attr_mut(struct ucg_cgroup *cg, int idx)
 	return &a[idx];
 }
 
+/* The css row of a child of a controller-less hierarchy: never written (see types.h). */
+static struct ucg_css *const no_css[UCG_SUBSYS_COUNT];
+
 void ucg_cgroup_css_destroy(struct ucg_cgroup *cg, uint32_t mask)
 {
 	int i;
 
+	if (cg->css == (struct ucg_css **)no_css) /* nothing to destroy, nor to write */
+		return;
 	for (i = UCG_SUBSYS_COUNT - 1; i >= 0; i--) {
 		struct ucg_css *css = cg->css[i];
 
@@ -137,7 +151,7 @@ void ucg_cgroup_css_destroy(struct ucg_cgroup *cg, uint32_t mask)
 		css->online = 0;
 		if (css->ss->css_free)
 			css->ss->css_free(css);
-		ucg_free(css);
+		ucg_slab_free(&cg->h->e->slab, css, css->ss->css_size);
 		cg->css[i] = NULL;
 	}
 }
@@ -146,13 +160,15 @@ int ucg_cgroup_css_create(struct ucg_cgroup *cg, uint32_t mask)
 {
 	int i, r = 0;
 
+	if (!mask) /* a controller-less hierarchy: two walks of every slot for nothing */
+		return 0;
 	for (i = 0; i < UCG_SUBSYS_COUNT; i++) {
 		const struct ucg_subsys *ss = ucg_subsys_table[i];
 		struct ucg_css *css;
 
 		if (!(mask & (1u << i)))
 			continue;
-		css = ucg_calloc(1, ss->css_size);
+		css = ucg_slab_zalloc(&cg->h->e->slab, ss->css_size);
 		if (!css) {
 			r = -ENOMEM;
 			goto unwind;
@@ -162,7 +178,7 @@ int ucg_cgroup_css_create(struct ucg_cgroup *cg, uint32_t mask)
 		if (ss->css_alloc) {
 			r = ss->css_alloc(css, cg->parent ? cg->parent->css[i] : NULL);
 			if (r < 0) {
-				ucg_free(css);
+				ucg_slab_free(&cg->h->e->slab, css, ss->css_size);
 				goto unwind;
 			}
 		}
@@ -186,20 +202,22 @@ unwind:
 	return r;
 }
 
-/* The css row of a child of a controller-less hierarchy: never written (see types.h). */
-static struct ucg_css *const no_css[UCG_SUBSYS_COUNT];
-
 /* One block: the cgroup, its css row when it needs one, then its name. A million
- * cgroups are a million blocks, so what is not in the block is a malloc and a page
- * touched per mkdir (bench_engine's scale.* figures). */
+ * cgroups are a million blocks, so what is not in the block is an allocation and a
+ * page touched per mkdir (bench_engine's scale.* figures). The block comes from the
+ * engine's slab: consecutive mkdirs fill consecutive memory. */
 static struct ucg_cgroup *cgroup_alloc(struct ucg_hierarchy *h, const char *name, size_t len,
 				       int is_root)
 {
 	size_t row = is_root || h->ss_mask ? sizeof(struct ucg_css *) * UCG_SUBSYS_COUNT : 0;
-	struct ucg_cgroup *cg = ucg_calloc(1, sizeof(*cg) + row + len + 1);
+	size_t size = sizeof(struct ucg_cgroup) + row + len + 1;
+	struct ucg_cgroup *cg = ucg_slab_zalloc(&h->e->slab, size);
 
 	if (!cg)
 		return NULL;
+	/* 0 stands for "larger than any slab class" (a long name): ucg_slab_free then
+	 * hands it back to malloc as it came. */
+	cg->block_size = size <= UCG_SLAB_MAX ? (unsigned)size : 0;
 	cg->css = row ? (struct ucg_css **)(cg + 1) : (struct ucg_css **)no_css;
 	cg->name = (char *)(cg + 1) + row;
 	memcpy(cg->name, name, len);
@@ -210,7 +228,7 @@ static struct ucg_cgroup *cgroup_alloc(struct ucg_hierarchy *h, const char *name
 	ucg_list_init(&cg->children);
 	ucg_list_init(&cg->sibling);
 	ucg_list_init(&cg->cset_links);
-	ucg_htable_init(&cg->child_names);
+	ucg_otable_init(&cg->child_names);
 	cg->refcnt = 1;
 	h->refcnt++;
 	return cg;
@@ -225,11 +243,11 @@ static void cgroup_free(struct ucg_cgroup *cg)
 	ucg_observer_cgroup_fini(cg);
 	/* Every css it has: the hierarchy's mask may have changed since (a remount). */
 	ucg_cgroup_css_destroy(cg, (1u << UCG_SUBSYS_COUNT) - 1);
-	ucg_htable_fini(&cg->child_names);
+	ucg_otable_fini(&cg->child_names);
 	ucg_free(cg->file_attrs);
 	if (!cg->name_inline)
 		ucg_free(cg->name);
-	ucg_free(cg);
+	ucg_slab_free(&h->e->slab, cg, cg->block_size ? cg->block_size : (size_t)-1);
 	if (parent)
 		ucg_cgroup_put(parent);
 	ucg_hierarchy_put(h);
@@ -277,16 +295,16 @@ int ucg_cgroup_create(struct ucg_cgroup *parent, const char *name, size_t len, u
 	cg->clone_children = parent->clone_children;
 	cg->file_uid = uid;
 	cg->file_gid = gid;
-	r = ucg_htable_reserve(&parent->child_names);
+	r = ucg_otable_reserve(&parent->child_names);
 	if (r == 0)
-		r = ucg_htable_reserve(&h->by_serial);
+		r = ucg_otable_reserve(&h->by_serial);
 	if (r < 0)
 		goto fail;
 	r = ucg_cgroup_css_create(cg, h->ss_mask);
 	if (r < 0)
 		goto fail;
-	ucg_htable_insert(&parent->child_names, &cg->name_node, name_hash(name, len));
-	ucg_htable_insert(&h->by_serial, &cg->serial_node, ucg_hash_u64(cg->serial));
+	ucg_otable_insert(&parent->child_names, cg, name_hash(name, len));
+	ucg_otable_insert(&h->by_serial, cg, ucg_cgroup_serial_hash(cg->serial));
 	/* A removed child kept alive (open file, zombie) may still reach its parent's
 	 * controller state (pids uncharges a reaped zombie up the tree), so it pins a
 	 * non-root parent; the root is freed with its hierarchy and never reached. */
@@ -315,8 +333,8 @@ int ucg_cgroup_remove(struct ucg_cgroup *cg)
 	if (ucg_cgroup_populated(cg) || cg->nr_children)
 		return -EBUSY;
 	UCG_OBSERVE(cg->h->e, cgroup_removed, cg);
-	ucg_htable_remove(&parent->child_names, &cg->name_node);
-	ucg_htable_remove(&cg->h->by_serial, &cg->serial_node);
+	ucg_otable_remove(&parent->child_names, cg, name_hash(cg->name, cg->name_len));
+	ucg_otable_remove(&cg->h->by_serial, cg, ucg_cgroup_serial_hash(cg->serial));
 	ucg_dircache_invalidate(&cg->h->dircache); /* its path no longer resolves */
 	ucg_list_del(&cg->sibling);
 	parent->nr_children--;
@@ -358,10 +376,10 @@ int ucg_cgroup_rename(struct ucg_cgroup *cg, const char *name, size_t len)
 	copy = ucg_strndup(name, len);
 	if (!copy)
 		return -ENOMEM;
-	ucg_htable_remove(&parent->child_names, &cg->name_node);
+	ucg_otable_remove(&parent->child_names, cg, name_hash(cg->name, cg->name_len));
 	ucg_dircache_invalidate(&cg->h->dircache); /* paths through the old name */
 	/* Cannot fail: the entry we just removed left room. */
-	r = ucg_htable_insert(&parent->child_names, &cg->name_node, name_hash(name, len));
+	r = ucg_otable_insert(&parent->child_names, cg, name_hash(name, len));
 	(void)r;
 	old = cg->name;
 	cg->name = copy;

@@ -22,6 +22,8 @@ void ucg_cgroup_free_root(struct ucg_cgroup *root);
 void ucg_cgroup_get(struct ucg_cgroup *cg);
 void ucg_cgroup_put(struct ucg_cgroup *cg);
 
+/* The hash a cgroup is kept under in its hierarchy's by_serial table. */
+uint64_t ucg_cgroup_serial_hash(uint64_t serial);
 /* NULL if absent. */
 struct ucg_cgroup *ucg_cgroup_find_child(const struct ucg_cgroup *cg, const char *name,
 					 size_t len);

@@ -29,6 +29,7 @@ int ucg_engine_new(const struct ucg_engine_config *cfg, struct ucg_engine **ret)
 	ucg_htable_init(&e->csets);
 	ucg_htable_init(&e->tasks);
 	ucg_htable_init(&e->tgroups);
+	ucg_slab_init(&e->slab);
 	r = ucg_css_set_init_empty(e);
 	if (r < 0) {
 		ucg_htable_fini(&e->csets);
@@ -50,6 +51,7 @@ void ucg_engine_free(struct ucg_engine *e)
 	ucg_event_flush(e);
 	ucg_css_set_put(e, e->empty_cset);
 	ucg_htable_fini(&e->csets);
+	ucg_slab_fini(&e->slab); /* last: every cgroup and css was carved from it */
 	ucg_free(e);
 }
 

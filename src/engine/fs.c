@@ -222,23 +222,21 @@ static void stat_file(const struct ucg_cgroup *cg, int idx, struct ucg_stat *st)
 	st->nlink = 1;
 }
 
-static int serial_match(const struct ucg_hnode *n, const void *key)
+static int serial_match(const void *member, const void *key)
 {
-	return ucg_container_of(n, struct ucg_cgroup, serial_node)->serial == *(const uint64_t *)key;
+	return ((const struct ucg_cgroup *)member)->serial == *(const uint64_t *)key;
 }
 
 int ucg_fs_ino_path(struct ucg_hierarchy *h, uint64_t ino, struct ucg_buf *out)
 {
 	uint64_t serial = ino >> 8;
 	int idx = (int)(ino & 0xff) - 1, n;
-	struct ucg_hnode *node = ucg_htable_find(&h->by_serial, ucg_hash_u64(serial), serial_match,
-						 &serial);
-	struct ucg_cgroup *cg;
+	struct ucg_cgroup *cg = ucg_otable_find(&h->by_serial, ucg_cgroup_serial_hash(serial),
+						serial_match, &serial);
 	const struct ucg_dirfile *files;
 
-	if (!node)
+	if (!cg)
 		return -ENOENT;
-	cg = ucg_container_of(node, struct ucg_cgroup, serial_node);
 	if (idx >= 0) {
 		files = ucg_cgroup_files(cg, &n);
 		if (idx >= n)

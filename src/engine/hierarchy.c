@@ -188,7 +188,7 @@ static void hierarchy_free(struct ucg_hierarchy *h)
 {
 	free_files(h->root_files, h->nr_root_files);
 	free_files(h->child_files, h->nr_child_files);
-	ucg_htable_fini(&h->by_serial);
+	ucg_otable_fini(&h->by_serial);
 	ucg_free(h->release_agent);
 	ucg_free(h);
 }
@@ -235,7 +235,7 @@ static int hierarchy_create(struct ucg_engine *e, const struct ucg_mount_opts *o
 	r = ucg_cgroup_new_root(h, &h->root);
 	if (r < 0)
 		goto fail;
-	r = ucg_htable_insert(&h->by_serial, &h->root->serial_node, ucg_hash_u64(h->root->serial));
+	r = ucg_otable_insert(&h->by_serial, h->root, ucg_cgroup_serial_hash(h->root->serial));
 	if (r < 0) {
 		ucg_cgroup_put(h->root);
 		h->root = NULL;
@@ -265,7 +265,7 @@ static void hierarchy_destroy(struct ucg_hierarchy *h)
 	e->slots[h->slot] = NULL;
 	e->bound_mask &= ~h->ss_mask;
 	h->dead = 1;
-	ucg_htable_remove(&h->by_serial, &h->root->serial_node);
+	ucg_otable_remove(&h->by_serial, h->root, ucg_cgroup_serial_hash(h->root->serial));
 	ucg_cgroup_put(h->root);
 	ucg_hierarchy_put(h);
 }

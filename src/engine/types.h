@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 #include "base/htable.h"
+#include "base/otable.h"
+#include "base/slab.h"
 #include "engine/dircache.h"
 #include "base/list.h"
 #include "engine/subsys.h"
@@ -62,9 +64,9 @@ struct ucg_hierarchy {
 	int refcnt;
 	int dead; /* destroyed: out of the engine's list, its slot and id free */
 	struct ucg_cgroup *root;
-	/* Live cgroups by serial (struct ucg_cgroup.serial_node): ucg_fs_ino_path, for
+	/* Live cgroups by serial (hashed with ucg_hash_u64): ucg_fs_ino_path, for
 	 * front ends that name entries by inode number (FUSE's low-level API). */
-	struct ucg_htable by_serial;
+	struct ucg_otable by_serial;
 	struct ucg_list node; /* in engine->hierarchies, creation order */
 	/* The files of the root and of every other cgroup, sorted by name. Rebuilt when
 	 * controllers are bound or released (only possible while the root is alone). */
@@ -80,9 +82,9 @@ struct ucg_cgroup {
 	uint64_t serial;           /* unique in the engine; inode numbers derive from it */
 	struct ucg_list sibling;   /* in parent->children, creation order */
 	struct ucg_list children;
-	struct ucg_hnode name_node; /* in parent->child_names */
-	struct ucg_hnode serial_node; /* in h->by_serial while live (not removed) */
-	struct ucg_htable child_names;
+	/* Children by name (their name hash, engine/cgroup.c); open addressing with the
+	 * hash in the slot, so the cgroup itself carries no table node. */
+	struct ucg_otable child_names;
 	uint32_t name_len; /* strlen(name), kept for lookups */
 	int nr_children;
 	uint32_t mode, uid, gid; /* the directory's */
@@ -97,6 +99,7 @@ struct ucg_cgroup {
 	unsigned release_queued : 1;
 	unsigned pins_parent : 1; /* holds a reference on a non-root parent */
 	unsigned name_inline : 1; /* name lives in this block, after the css slots */
+	unsigned block_size : 16; /* bytes of the block, for ucg_slab_free */
 	/* References: the tree holds one until rmdir; each open file and a queued release
 	 * notification hold one. Freed when it drops to zero. */
 	int refcnt;
@@ -173,6 +176,9 @@ struct ucg_engine {
 	uint64_t hseq;   /* hierarchy creation counter */
 	uint64_t serial; /* cgroup serial counter */
 	uint32_t bound_mask; /* controllers bound to some live hierarchy */
+	/* Cgroup blocks and css structs (engine/cgroup.c): a million cgroups are a
+	 * million of each, and a slab hands them out without malloc's cost or header. */
+	struct ucg_slab slab;
 	struct ucg_htable csets;
 	struct ucg_list cset_list;
 	size_t nr_csets;
