@@ -364,12 +364,18 @@ static void kernel_figures(void)
 	rmdir(mnt);
 }
 
-int main(void)
+/* `bench_engine scale [KIND [SIZE]]` prints only the scale.* figures (a minute, not
+ * ten), of one hierarchy kind and size when named (none 1m). */
+int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "scale")) {
+		scale_figures(argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL);
+		return 0;
+	}
 	engine_figures();
 	observer_figures();
 	css_set_figure();
 	kernel_figures();
-	scale_figures(); /* last: a million cgroups' heap would slow the kernel's forks */
+	scale_figures(NULL, NULL); /* last: a million cgroups' heap would slow the kernel's forks */
 	return 0;
 }
