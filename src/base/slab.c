@@ -37,7 +37,7 @@ void *ucg_slab_zalloc(struct ucg_slab *s, size_t size)
 	size_t osize;
 	void *p;
 
-	if (size > UCG_SLAB_MAX)
+	if (size > UCG_SLAB_MAX || UCG_SLAB_PASSTHROUGH)
 		return ucg_calloc(1, size);
 	if (ucg_alloc_injected_failure())
 		return NULL;
@@ -70,7 +70,7 @@ void ucg_slab_free(struct ucg_slab *s, void *p, size_t size)
 
 	if (!p)
 		return;
-	if (size > UCG_SLAB_MAX) {
+	if (size > UCG_SLAB_MAX || UCG_SLAB_PASSTHROUGH) {
 		ucg_free(p);
 		return;
 	}

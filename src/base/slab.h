@@ -12,7 +12,8 @@
  * the C library only at ucg_slab_fini, so memory freed here is kept for objects of
  * the same class (a million rmdirs leave their memory for the next million mkdirs).
  * Allocation-failure injection (base/alloc.h) applies to every object, so tests that
- * fail the Nth allocation still reach each constructor's unwinding.
+ * fail the Nth allocation still reach each constructor's unwinding. Built with
+ * AddressSanitizer, every object is a malloc of its own (UCG_SLAB_PASSTHROUGH).
  */
 #ifndef UCG_BASE_SLAB_H
 #define UCG_BASE_SLAB_H
@@ -21,6 +22,19 @@
 
 #define UCG_SLAB_GRAIN 8
 #define UCG_SLAB_MAX 512
+
+/* 1 under AddressSanitizer: every object its own malloc, so an overflow into a
+ * neighbour or a use after free inside a chunk does not go unseen. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UCG_SLAB_PASSTHROUGH 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UCG_SLAB_PASSTHROUGH 1
+#endif
+#endif
+#ifndef UCG_SLAB_PASSTHROUGH
+#define UCG_SLAB_PASSTHROUGH 0
+#endif
 
 struct ucg_slab_class {
 	void *free;       /* freed objects, linked through their first word */
