@@ -3,9 +3,22 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BULK_BY_CALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BULK_BY_CALLOC 1
+#endif
+#endif
+#ifndef BULK_BY_CALLOC
+#define BULK_BY_CALLOC 0
+#endif
 
 static long fail_countdown = -1; /* -1: never fail; test-only state */
 static long succeeded;
+static size_t bulk_mapped; /* bytes ucg_bulk_alloc holds now */
 
 static int should_fail(void)
 {
@@ -87,4 +100,36 @@ char *ucg_strdup(const char *s)
 void ucg_free(void *ptr)
 {
 	free(ptr);
+}
+
+void *ucg_bulk_alloc(size_t size)
+{
+	void *p;
+
+	if (BULK_BY_CALLOC)
+		return ucg_calloc(1, size);
+	if (should_fail())
+		return NULL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	succeeded++;
+	bulk_mapped += size;
+	return p;
+}
+
+void ucg_bulk_free(void *p, size_t size)
+{
+	if (BULK_BY_CALLOC)
+		ucg_free(p);
+	else if (p) {
+		munmap(p, size);
+		bulk_mapped -= size;
+	}
+}
+
+size_t ucg_bulk_bytes(void)
+{
+	return bulk_mapped;
 }

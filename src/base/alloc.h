@@ -27,4 +27,16 @@ long ucg_alloc_fail_after(long n);
  * which count calls into the C library's allocator. */
 int ucg_alloc_injected_failure(void);
 
+/* Big blocks of zeroed memory whose pages are all mapped at once (MAP_POPULATE), for
+ * allocators that fill them anyway (base/slab.h, base/otable.h): one call maps a
+ * block where touching it would take a page fault per 4 KiB, and a fault is what a
+ * cold mkdir at a million cgroups mostly paid for (tens of microseconds each on a
+ * virtual machine: bench/bench_engine_scale.c). size is rounded up to pages; free with
+ * the same size. Counted and failed like ucg_malloc. Under AddressSanitizer, calloc. */
+void *ucg_bulk_alloc(size_t size);
+void ucg_bulk_free(void *p, size_t size);
+/* Bytes ucg_bulk_alloc holds mapped now (0 under AddressSanitizer, where it is calloc
+ * and the heap's figures count it): what a heap measurement misses. */
+size_t ucg_bulk_bytes(void);
+
 #endif

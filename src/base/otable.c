@@ -25,7 +25,13 @@ struct ohead {
 	struct ucg_oslot *old; /* NULL when no move is under way */
 	uint32_t old_mask;
 	uint32_t cursor; /* old slots below this one have been moved */
+	size_t bytes;    /* of the allocation, header included; 0: from ucg_calloc */
+	size_t pad;      /* keeps the slots 16-byte aligned */
 };
+
+/* Arrays this big or bigger come from ucg_bulk_alloc: a growth then maps its pages
+ * in one call instead of faulting them in one by one as the move fills them. */
+#define BULK_BYTES (256u << 10)
 
 static struct ohead *head_of(const struct ucg_oslot *s)
 {
@@ -34,15 +40,23 @@ static struct ohead *head_of(const struct ucg_oslot *s)
 
 static struct ucg_oslot *slots_new(size_t n)
 {
-	struct ohead *hd = ucg_calloc(1, sizeof(*hd) + n * sizeof(struct ucg_oslot));
+	size_t bytes = sizeof(struct ohead) + n * sizeof(struct ucg_oslot);
+	struct ohead *hd = bytes >= BULK_BYTES ? ucg_bulk_alloc(bytes) : ucg_calloc(1, bytes);
 
-	return hd ? (struct ucg_oslot *)(hd + 1) : NULL;
+	if (!hd)
+		return NULL;
+	hd->bytes = bytes >= BULK_BYTES ? bytes : 0;
+	return (struct ucg_oslot *)(hd + 1);
 }
 
 static void slots_free(struct ucg_oslot *s)
 {
-	if (s)
-		ucg_free(head_of(s));
+	struct ohead *hd = s ? head_of(s) : NULL;
+
+	if (hd && hd->bytes)
+		ucg_bulk_free(hd, hd->bytes);
+	else if (hd)
+		ucg_free(hd);
 }
 
 void ucg_otable_init(struct ucg_otable *t)

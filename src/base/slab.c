@@ -4,11 +4,13 @@
 
 #include <string.h>
 
-/* Just under 64 KiB, so malloc's header keeps the chunk inside 64 KiB of its heap
- * (it stays below the mmap threshold: chunks come from the heap, which
- * glibc.malloc.hugetlb can back with huge pages). */
-#define CHUNK_BYTES (65536 - 64)
-#define CHUNK_HEAD 16 /* the link to the next chunk, rounded to keep objects aligned */
+/* Chunks come from ucg_bulk_alloc, their pages mapped at once. The first is 64 KiB and
+ * each next one twice the last, up to 2 MiB: a small engine keeps a small footprint, a
+ * big one maps its memory in few calls, and what a chunk leaves unused is at most as
+ * much as the slab already holds. */
+#define CHUNK_FIRST 65536
+#define CHUNK_MAX (2u << 20)
+#define CHUNK_HEAD 16 /* the link to the next chunk and its size */
 
 void ucg_slab_init(struct ucg_slab *s)
 {
@@ -20,8 +22,11 @@ void ucg_slab_fini(struct ucg_slab *s)
 	void *c, *next;
 
 	for (c = s->chunks; c; c = next) {
+		size_t bytes;
+
 		memcpy(&next, c, sizeof(next));
-		ucg_free(c);
+		memcpy(&bytes, (char *)c + sizeof(next), sizeof(bytes));
+		ucg_bulk_free(c, bytes);
 	}
 	ucg_slab_init(s);
 }
@@ -48,14 +53,17 @@ void *ucg_slab_zalloc(struct ucg_slab *s, size_t size)
 		memcpy(&c->free, p, sizeof(void *));
 	} else {
 		if (c->next == NULL || (size_t)(c->end - c->next) < osize) {
-			char *chunk = ucg_malloc(CHUNK_BYTES);
+			size_t bytes = s->chunk_bytes ? s->chunk_bytes : CHUNK_FIRST;
+			char *chunk = ucg_bulk_alloc(bytes);
 
 			if (!chunk)
 				return NULL;
 			memcpy(chunk, &s->chunks, sizeof(void *));
+			memcpy(chunk + sizeof(void *), &bytes, sizeof(bytes));
 			s->chunks = chunk;
+			s->chunk_bytes = bytes < CHUNK_MAX ? 2 * bytes : CHUNK_MAX;
 			c->next = chunk + CHUNK_HEAD;
-			c->end = chunk + CHUNK_BYTES;
+			c->end = chunk + bytes;
 		}
 		p = c->next;
 		c->next += osize;

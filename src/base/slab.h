@@ -43,7 +43,8 @@ struct ucg_slab_class {
 
 struct ucg_slab {
 	struct ucg_slab_class cls[UCG_SLAB_MAX / UCG_SLAB_GRAIN];
-	void *chunks; /* every chunk, linked through its first word */
+	void *chunks;       /* every chunk, linked through its first word */
+	size_t chunk_bytes; /* the next chunk's size (0: the first's) */
 };
 
 void ucg_slab_init(struct ucg_slab *s);

@@ -1,6 +1,7 @@
 /* base/test_slab.c — the size-class slab: objects come back zeroed, do not overlap,
  * are reused after a free within their class only, sizes past the largest class go
- * to malloc, and injected allocation failures reach slab objects too. */
+ * to malloc, injected allocation failures reach slab objects too, and chunks grow
+ * from 64 KiB to 2 MiB, held as bulk blocks and given back at fini. */
 #include <stdint.h>
 #include <string.h>
 
@@ -90,11 +91,30 @@ static void test_injected_failure(void)
 	ucg_slab_fini(&slab);
 }
 
+static void test_chunks_grow_and_return(void)
+{
+	size_t before = ucg_bulk_bytes(), held = 0, i;
+
+	if (UCG_SLAB_PASSTHROUGH)
+		T_SKIP("AddressSanitizer build: no chunks, every object is a malloc");
+	ucg_slab_init(&slab);
+	/* 64 KiB, 128 KiB, ... 2 MiB, 2 MiB, ...: 40,000 objects of 200 bytes need 8 MB */
+	for (i = 0; i < 40000; i++)
+		T_CHECK(ucg_slab_zalloc(&slab, 200) != NULL);
+	held = ucg_bulk_bytes() - before;
+	T_CHECK(held >= 40000 * 200);
+	T_CHECK(held <= (64 + 128 + 256 + 512 + 1024 + 2048 + 2 * 2048) << 10);
+	T_EQ_INT((long)slab.chunk_bytes, 2L << 20);
+	ucg_slab_fini(&slab); /* the objects die with their chunks */
+	T_EQ_INT((long)(ucg_bulk_bytes() - before), 0);
+}
+
 int main(void)
 {
 	T_RUN(test_zeroed_distinct);
 	T_RUN(test_reuse_by_class);
 	T_RUN(test_large_goes_to_malloc);
 	T_RUN(test_injected_failure);
+	T_RUN(test_chunks_grow_and_return);
 	return t_done();
 }
