@@ -2,8 +2,9 @@
  *
  * A million cgroups were a million mallocs of ~220 bytes, and glibc's malloc and free
  * of a chunk that size (past its per-thread cache, into the small bins) was over a
- * third of a mkdir. A slab hands out objects of 8-byte size classes from 64 KiB chunks
- * it takes from ucg_malloc, and takes them back onto a per-class free list: an
+ * third of a mkdir. A slab hands out objects of 8-byte size classes from chunks it
+ * takes as bulk blocks (base/alloc.h: 64 KiB, doubling to 2 MiB, pages mapped at
+ * once), and takes them back onto a per-class free list: an
  * allocation is a pop, a free a push, and objects lie next to each other in the order
  * they were made, without malloc's 8-byte header or its rounding to 16.
  *
