@@ -157,7 +157,8 @@ static void page_fault_figure(void)
 
 	/* the same pages mapped in one call, then written once: what a bulk block costs */
 	t0 = bench_now_ns();
-	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+		 0);
 	if (p == MAP_FAILED)
 		return;
 	for (i = 0; i < n; i += 4096)
@@ -199,8 +200,7 @@ void scale_figures(const char *only_kind, const char *only_size)
 		printf("scale.%s.bytes_per_cgroup %.0f B\n", kinds[k].kind,
 		       (double)grown / sizes[s - 1].n);
 		if (k == 0) /* the headline figure: the no-controller kind */
-			printf("scale.bytes_per_cgroup %.0f B\n",
-			       (double)grown / sizes[s - 1].n);
+			printf("scale.bytes_per_cgroup %.0f B\n", (double)grown / sizes[s - 1].n);
 	}
 	malloc_trim(0);
 }

@@ -110,8 +110,8 @@ void *ucg_bulk_alloc(size_t size)
 		return ucg_calloc(1, size);
 	if (should_fail())
 		return NULL;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-		 -1, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+		 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	succeeded++;
