@@ -130,14 +130,21 @@
  * ~50 tasks' rates changed). The balancer looks at a CPU's tasks only when what its
  * runqueues hold changed since it last did, or their least h_load above BALANCE_EPS/2
  * leaves room for a move. The gather reads only the tasks that ever wanted CPU
- * (s->cpu_tasks). What does not shrink: a throttle on one CPU changes its group's
- * parent's load there, so the parent's weight on every CPU, and every CPU where the
- * parent runs is shared again with new rates for its tasks — on the 64-CPU host of
- * bench_sim_events sim.hour_64cpu_s, ~59 CPUs and ~1,000 tasks per recompute, ~160
- * recomputes per virtual second. That is the model (calc_group_shares at steady
- * load averages, applied at once everywhere), not a cost of the code: the kernel
- * updates the other CPUs' weights only at their own ticks, and a model that did so
- * would change the figures.
+ * (s->cpu_tasks). What does not shrink in the fluid model: a throttle on one CPU
+ * changes its group's parent's load there, so the parent's weight on every CPU, and
+ * every CPU where the parent runs is shared again with new rates for its tasks — on
+ * the 64-CPU host of bench_sim_events sim.hour_64cpu_s, ~59 CPUs and ~1,000 tasks per
+ * recompute, ~160 recomputes per virtual second. That is the model (calc_group_shares
+ * at steady load averages, applied at once everywhere). The tick model, which follows
+ * the kernel's timing, computes the weights lazily as the kernel does (cpu_rq.c,
+ * "Lazy weights"): a runqueue whose load changed publishes it and takes its new
+ * weight from its group's published total at once; the group's runqueues on other
+ * CPUs keep their weights until their own load changes or the refresh, the first
+ * recompute at or after the boundary of 8 ticks (32 ms at HZ 250) after one was kept
+ * stale. The refresh is the eager model's answer, so a weight lags it by at most 8
+ * ticks (the kernel's PELT averages move halfway to a new steady value in 32 ms).
+ * The incremental and full recomputes keep the published loads and weights by (slot,
+ * CPU) outside the runqueues, so they still agree bit for bit.
  *
  * Limits. Balancing is a deterministic rule, not the kernel's timing: the kernel's
  * outcome depends on where tasks woke up and when its balancer ran, so with free tasks
@@ -409,6 +416,7 @@ void sim_cpu_update(struct sim *s)
 	struct cpu_state *st = s->cpu_state;
 	size_t i;
 	int r = -ENOMEM;
+	bool hard;
 
 	s->cpu_dirty = false;
 	s->cpu_updates++;
@@ -424,7 +432,8 @@ void sim_cpu_update(struct sim *s)
 		goto out;
 	for (; st->ntid < s->ntasks; st->ntid++)
 		st->ttid[st->ntid] = s->tasks[st->ntid]->tid;
-	if (!st->valid || s->cpu_full || st->ncpu != s->nr_cpus || st->hi != hi)
+	hard = !st->valid || st->ncpu != s->nr_cpus || st->hi != hi;
+	if (hard || s->cpu_full)
 		sim_cpu_state_reset(s, st, hi);
 	if (s->cpu_full || st->q_cfg != s->cfg_writes || st->q_ncgs != s->ncgs || st->q_hi != hi ||
 	    st->bw.flip_lost) {
@@ -462,6 +471,8 @@ void sim_cpu_update(struct sim *s)
 		s->cgs[idx - 1]->tick_flip = false;
 	}
 	st->bw.nflip = 0;
+	if (sim_cpu_lz_prepare(s, st, hard) < 0)
+		goto out;
 	if (st->gathered && st->bw_nevents && st->bw_nevents == s->nevents &&
 	    st->g_memb == s->memb_epoch && st->g_cfg == s->cfg_epoch &&
 	    st->g_ntasks == s->ntasks && st->g_ncgs == s->ncgs && st->g_nhier == s->nhier &&
@@ -519,6 +530,8 @@ void sim_cpu_update(struct sim *s)
 		st->g_flags[st->alloc_list[i]] &= (unsigned char)~G_ALLOC;
 	st->nalloc = 0;
 	sim_cpu_rqs_drop(st);
+	if (s->cpu_full)
+		sim_cpu_lz_sweep(st);
 	for (i = 0; i < s->nr_cpus; i++)
 		st->nrun += st->runs[i].n;
 	if (st->run_err) {
@@ -531,8 +544,10 @@ void sim_cpu_update(struct sim *s)
 	if (hi)
 		r = sim_cpu_bw_schedule(s, &st->bw);
 out:
-	if (st)
+	if (st) {
 		sim_cpu_settle_touched(s, st);
+		st->lz_refresh = false;
+	}
 	if (r < 0) {
 		if (st)
 			st->valid = false; /* half-done: rebuild from scratch next time */

@@ -202,7 +202,12 @@ static bool bandwidth_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 
 int sim_cpu_bw_schedule(struct sim *s, struct cpu_bw *bw)
 {
+	const struct cpu_state *st = s->cpu_state;
 	sim_time at = next_change(s, bw);
+
+	/* the tick model's lazy weights: their refresh (cpu_rq.c) */
+	if (st && st->lz_on && st->lz_stale && st->lz_next < at)
+		at = st->lz_next;
 
 	return at == SIM_TIME_MAX ? 0 : sim_schedule(s, at, &s->cpu_ev, ++s->cpu_gen);
 }
@@ -210,6 +215,7 @@ int sim_cpu_bw_schedule(struct sim *s, struct cpu_bw *bw)
 void sim_cpu_bw_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 {
 	struct cpu_bw *bw = sim_cpu_bw_of(s);
+	const struct cpu_state *st;
 	bool changed = false;
 	size_t i;
 
@@ -223,6 +229,9 @@ void sim_cpu_bw_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 		if (cg->bw_next <= s->now && !cg->removed)
 			changed |= bandwidth_tick(s, bw, cg);
 	}
+	st = s->cpu_state;
+	if (st->lz_on && st->lz_stale && st->lz_next <= s->now)
+		changed = true; /* the lazy weights' refresh (cpu_rq.c) */
 	if (changed) {
 		sim_cpu_throttling_changed(s); /* the recompute schedules the next */
 		return;

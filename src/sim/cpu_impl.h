@@ -51,6 +51,7 @@ struct rq {
 	bool dirty;                /* load and d to be summed again */
 	bool gone;                 /* listed in st->gone */
 	bool up;                   /* d changed: the parent's sums must be redone */
+	bool lzch;                 /* group_redo scratch: published in this pass */
 	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
 	double d;                  /* CPUs its tasks want here */
 	double w;                  /* its group entity's weight on this CPU */
@@ -82,6 +83,17 @@ struct wkey {
 	double r;
 	uint32_t tie; /* key, plus 1 << 31 for a task */
 	uint32_t i;
+};
+
+/* The tick model's lazy group weights (cpu_rq.c, "Lazy weights"): what one group's
+ * runqueue on one CPU last published and the weight it last computed, kept by
+ * (slot, CPU) in cpu_state.lz, across the resets of a full recompute. */
+struct lz_ent {
+	double load; /* its load when it last published (0: none) */
+	double pub;  /* its contribution to the group's total (tg_load_avg_contrib) */
+	double w;    /* its entity's weight, computed with total tot */
+	double tot;
+	unsigned shares; /* the cpu.shares w was computed with */
 };
 
 #define G_DIRTY 1u /* group: some rq, its weight or its link to be redone */
@@ -185,6 +197,16 @@ struct cpu_state {
 	size_t g_ntasks, g_ncgs, g_nhier;
 	unsigned g_ncpus;
 	struct sim_hier *g_hi;
+	/* The tick model's lazy weights (cpu_rq.c): per (slot, CPU), slot-major, kept
+	 * across the resets of a full recompute (cleared when the CPU count or the
+	 * hierarchy changes, or after a half-done recompute). */
+	struct lz_ent *lz;
+	size_t clz, lz_nslots;
+	unsigned lz_ncpu;
+	bool lz_on;       /* this recompute computes weights lazily (the tick model) */
+	bool lz_stale;    /* some weight was kept while its group's total moved */
+	bool lz_refresh;  /* this recompute computes every weight again */
+	sim_time lz_next; /* while lz_stale: the refresh instant */
 };
 
 static inline void cpu_mark_group(struct cpu_state *st, int slot)
@@ -290,6 +312,13 @@ int sim_cpu_task_place(struct sim *s, struct cpu_state *st, int k, struct sim_cg
  * CPUs it runs on, not every CPU it ever ran on. */
 void sim_cpu_rqs_drop(struct cpu_state *st);
 int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st);
+/* The lazy weights' table before a recompute: sized, cleared when hard (a reset
+ * that is not the full recompute's), the refresh noted and every group marked when
+ * it is due; -ENOMEM. */
+int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard);
+/* A full recompute's end: the entries of (slot, CPU) without a runqueue cleared, as
+ * an incremental one clears them when it drops the runqueue. */
+void sim_cpu_lz_sweep(struct cpu_state *st);
 
 /* cpu_balance.c */
 /* Puts the newly runnable tasks (and those whose CPU became forbidden) on a CPU. */

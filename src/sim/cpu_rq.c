@@ -14,6 +14,7 @@
 #include "base/alloc.h"
 
 #define MIN_SHARES 2.0
+#define LZ_TICKS 8 /* the lazy weights' refresh, in ticks (32 ms at HZ 250) */
 
 /* Reallocates each array of arr[] (element sizes sz[]) to n elements. */
 static int resize_all(void ***arr, const size_t *sz, size_t k, size_t n)
@@ -337,6 +338,110 @@ static void rq_sum(struct cpu_state *st, int q)
 	h_stale(st, r->cpu);
 }
 
+/* Lazy weights (the tick model). In the kernel a group entity's weight on a CPU,
+ * calc_group_shares' S·L_c / (tg->load_avg - contrib_c + L_c), is computed on that
+ * CPU's own events (enqueue, dequeue, throttle, its tick) from the total the group's
+ * runqueues last published (update_tg_load_avg), not on every CPU at once. So here:
+ * each runqueue publishes its load P_c = L_c when its load or the group's shares
+ * changed (and at a refresh), and only then computes its weight, S·L_c / Σ P (its
+ * own contribution being its load, the kernel's formula gives that); the others keep
+ * the weight they last computed. Weights kept while the total moved are computed
+ * again at the refresh, the first recompute at or after the boundary of LZ_TICKS
+ * ticks following the recompute that left them stale (the CPU timer fires then, so
+ * a quiet machine gets there too). The entries live by (slot, CPU) in st->lz, not
+ * in the runqueues: a full recompute rebuilds the runqueues but keeps them, so it
+ * computes what the incremental one does. */
+static inline struct lz_ent *lz_at(struct cpu_state *st, int idx, int cpu)
+{
+	return &st->lz[(size_t)idx * st->lz_ncpu + (size_t)cpu];
+}
+
+/* A weight was kept while its group's total moved: the refresh is due at the
+ * LZ_TICKS boundary after now. */
+static void lz_stale(struct sim *s, struct cpu_state *st)
+{
+	sim_time per = LZ_TICKS * (SIM_SEC / (s->hz ? s->hz : 250));
+
+	if (st->lz_stale)
+		return;
+	st->lz_stale = true;
+	st->lz_next = (s->now / per + 1) * per;
+}
+
+/* Publishes the loads of g's rqs that changed (all at a refresh), marking them
+ * (rq.lzch); returns the group's total, Σ P in CPU order. */
+static double lz_publish(struct cpu_state *st, struct sim_cg *g, int idx)
+{
+	double total = 0;
+	int q;
+
+	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+		struct rq *r = &st->rq[q];
+		struct lz_ent *e = lz_at(st, idx, r->cpu);
+
+		r->lzch = st->lz_refresh || r->load != e->load || g->shares != e->shares;
+		if (r->lzch) {
+			e->load = r->load;
+			e->pub = r->load;
+			e->shares = g->shares;
+		}
+		total += e->pub;
+	}
+	return total;
+}
+
+int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
+{
+	size_t i, need;
+
+	bool was = st->lz_on;
+
+	st->lz_on = s->cpu_tick && st->slot && st->slot_ncpu == s->nr_cpus;
+	st->lz_refresh = false;
+	if (!st->lz_on)
+		return 0;
+	need = st->nslots * s->nr_cpus;
+	if (hard || !was || st->lz_ncpu != s->nr_cpus) {
+		st->lz_nslots = 0;
+		st->lz_ncpu = s->nr_cpus;
+		st->lz_stale = false;
+	}
+	if (need > st->clz) {
+		size_t n = need + need / 2;
+		struct lz_ent *v = ucg_realloc(st->lz, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		st->lz = v;
+		st->clz = n;
+	}
+	if (st->lz_nslots < st->nslots) {
+		memset(st->lz + st->lz_nslots * s->nr_cpus, 0,
+		       (st->nslots - st->lz_nslots) * s->nr_cpus * sizeof(*st->lz));
+		st->lz_nslots = st->nslots;
+	}
+	if (st->lz_stale && s->now >= st->lz_next) {
+		st->lz_refresh = true;
+		st->lz_stale = false;
+		for (i = 1; i < st->nslots; i++)
+			if (st->g_first[i] >= 0)
+				cpu_mark_group(st, (int)i);
+	}
+	return 0;
+}
+
+void sim_cpu_lz_sweep(struct cpu_state *st)
+{
+	size_t i, n;
+
+	if (!st->lz_on)
+		return;
+	n = st->lz_nslots * st->lz_ncpu;
+	for (i = 0; i < n && i < st->cslot; i++)
+		if (st->slot[i] < 0)
+			memset(&st->lz[i], 0, sizeof(st->lz[i]));
+}
+
 /* Redoes a dirty group: its dirty rqs' sums, its CPU count, and each rq's weight
  * shares·L_c/ΣL (at least 2, the way CFS spreads a group's shares over the CPUs its
  * tasks run on) and link into its parent's rq there; a throttled group is unlinked
@@ -375,10 +480,25 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 		}
 		return 0;
 	}
+	if (st->lz_on)
+		total = lz_publish(st, g, idx);
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 		struct rq *r = &st->rq[q];
 		double w = total > 0 ? (double)g->shares * r->load / total : g->shares;
 		double u = r->d < 1 ? r->d : 1;
+
+		if (st->lz_on && (r->first_task >= 0 || r->first_child >= 0)) {
+			struct lz_ent *e = lz_at(st, idx, r->cpu);
+
+			if (r->lzch) {
+				e->w = w;
+				e->tot = total;
+			} else {
+				w = e->w; /* the weight it last computed */
+				if (e->tot != total)
+					lz_stale(s, st);
+			}
+		}
 
 		if (w < MIN_SHARES)
 			w = MIN_SHARES;
@@ -452,6 +572,8 @@ void sim_cpu_rqs_drop(struct cpu_state *st)
 		*pp = r->next_of_cg;
 		if (st->slot)
 			st->slot[(size_t)r->slot * st->slot_ncpu + (size_t)r->cpu] = -1;
+		if (st->lz_on && (size_t)r->slot < st->lz_nslots)
+			memset(lz_at(st, r->slot, r->cpu), 0, sizeof(*st->lz));
 		r->cpu = -1; /* skipped by the index rebuilds */
 		r->next_of_cg = st->free_rq;
 		st->free_rq = q;

@@ -70,9 +70,12 @@
  * every slot after a reset), at its event and for its next one; every change due at
  * one tick is recomputed together. A runqueue throttled on one CPU changes its
  * parent's load there, so the parent's weights on every CPU (w_G(c) = S·L_G(c)/Σ
- * L_G): on a busy 64-CPU host nearly every CPU is shared again at each tick with a
- * throttle (bench_sim_events sim.hour_64cpu_s: ~59 of 64 CPUs per recompute, ~160
- * recomputes per virtual second).
+ * L_G): the eager model shared nearly every CPU of a busy 64-CPU host again at each
+ * tick with a throttle (bench_sim_events sim.hour_64cpu_s: ~59 of 64 CPUs per
+ * recompute, ~160 recomputes per virtual second). Under this model the weights are
+ * lazy (cpu_rq.c, "Lazy weights"): only the throttled runqueue's CPU takes the
+ * parent's new weight at once, the others at their own next change or at the
+ * refresh every 8 ticks.
  */
 #include "sim/cpu_impl.h"
 
