@@ -47,7 +47,13 @@
  * on the estimates, then the runqueues are rebuilt, at most 8 rounds. Without pinning
  * this ends where each group gets about its global fair share (the example above,
  * unpinned: B's task gets CPU 1, A's two tasks CPU 0: 1 and 1; the kernel gave A
- * 0.51 of the total, bench/sim_vs_kernel_cpu.sh "balance"). Allowed CPUs are the
+ * 0.51 of the total, bench/sim_vs_kernel_cpu.sh "balance"). Under the tick model the
+ * balancer keeps the kernel's timing too (rebalance_domains runs from the tick, each
+ * domain at its balance interval, not at every event): its moves are made only at
+ * the first recompute at or after each 8-tick boundary (32 ms at HZ 250; the CPU
+ * timer fires then if a recompute since skipped them); placement stays immediate.
+ * A CPU emptied between two boundaries waits for the next (no newidle balance).
+ * Allowed CPUs are the
  * task's cpuset (cpuset.effective_cpus) intersected with its affinity; an empty
  * intersection falls back to the cpuset, then to every CPU.
  *

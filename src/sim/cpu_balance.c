@@ -2,7 +2,8 @@
  * task goes to its allowed CPU with the least runnable demand; then, as the kernel's
  * load balancer, tasks move from the most loaded CPU while a move cuts a pair's
  * difference of root load by more than 1/64 of a nice-0 load, each task's part of its
- * CPU's root load estimated by its h_load. The rules and limits are described at the
+ * CPU's root load estimated by its h_load; under the tick model the moves are made
+ * only at 8-tick boundaries (st->lb_now). The rules and limits are described at the
  * top of cpu.c ("Placement and balancing").
  */
 #include "sim/cpu_impl.h"
@@ -197,7 +198,7 @@ int sim_cpu_balance(struct sim *s, struct cpu_state *st)
 
 		if (sim_cpu_groups_redo(s, st) < 0)
 			return -ENOMEM;
-		if (round == BALANCE_ROUNDS || s->nr_cpus == 1)
+		if (round == BALANCE_ROUNDS || s->nr_cpus == 1 || !st->lb_now)
 			return 0;
 		if (++st->stamp == 0) {
 			/* the stamps wrapped: no task may look moved */

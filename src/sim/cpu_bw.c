@@ -208,7 +208,9 @@ int sim_cpu_bw_schedule(struct sim *s, struct cpu_bw *bw)
 	/* the tick model's lazy weights: their refresh (cpu_rq.c) */
 	if (st && st->lz_on && st->lz_stale && st->lz_next < at)
 		at = st->lz_next;
-
+	/* and its balancer's next round (cpu_balance.c) */
+	if (st && st->lz_on && st->lb_pending && st->lb_next < at)
+		at = st->lb_next;
 	return at == SIM_TIME_MAX ? 0 : sim_schedule(s, at, &s->cpu_ev, ++s->cpu_gen);
 }
 
@@ -230,8 +232,9 @@ void sim_cpu_bw_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 			changed |= bandwidth_tick(s, bw, cg);
 	}
 	st = s->cpu_state;
-	if (st->lz_on && st->lz_stale && st->lz_next <= s->now)
-		changed = true; /* the lazy weights' refresh (cpu_rq.c) */
+	if (st->lz_on &&
+	    ((st->lz_stale && st->lz_next <= s->now) || (st->lb_pending && st->lb_next <= s->now)))
+		changed = true; /* the lazy weights' refresh, the balancer's round */
 	if (changed) {
 		sim_cpu_throttling_changed(s); /* the recompute schedules the next */
 		return;

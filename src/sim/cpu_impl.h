@@ -207,6 +207,11 @@ struct cpu_state {
 	bool lz_stale;    /* some weight was kept while its group's total moved */
 	bool lz_refresh;  /* this recompute computes every weight again */
 	sim_time lz_next; /* while lz_stale: the refresh instant */
+	/* The tick model's periodic balancer (cpu_balance.c): it moves tasks only at
+	 * the first recompute at or after lb_next; lb_pending: a recompute since the
+	 * last balancing did not balance. */
+	bool lb_now, lb_pending;
+	sim_time lb_next;
 };
 
 static inline void cpu_mark_group(struct cpu_state *st, int slot)

@@ -390,21 +390,26 @@ static double lz_publish(struct cpu_state *st, struct sim_cg *g, int idx)
 	return total;
 }
 
+/* also the tick model's balancer gate: st->lb_now, due at the same boundaries */
 int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 {
 	size_t i, need;
-
+	sim_time per = LZ_TICKS * (SIM_SEC / (s->hz ? s->hz : 250));
 	bool was = st->lz_on;
 
 	st->lz_on = s->cpu_tick && st->slot && st->slot_ncpu == s->nr_cpus;
 	st->lz_refresh = false;
-	if (!st->lz_on)
+	st->lb_now = true;
+	if (!st->lz_on) {
+		st->lb_pending = false;
 		return 0;
+	}
 	need = st->nslots * s->nr_cpus;
 	if (hard || !was || st->lz_ncpu != s->nr_cpus) {
 		st->lz_nslots = 0;
 		st->lz_ncpu = s->nr_cpus;
 		st->lz_stale = false;
+		st->lb_next = 0;
 	}
 	if (need > st->clz) {
 		size_t n = need + need / 2;
@@ -419,6 +424,13 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 		memset(st->lz + st->lz_nslots * s->nr_cpus, 0,
 		       (st->nslots - st->lz_nslots) * s->nr_cpus * sizeof(*st->lz));
 		st->lz_nslots = st->nslots;
+	}
+	st->lb_now = s->now >= st->lb_next;
+	if (st->lb_now) {
+		st->lb_next = (s->now / per + 1) * per;
+		st->lb_pending = false;
+	} else {
+		st->lb_pending = true;
 	}
 	if (st->lz_stale && s->now >= st->lz_next) {
 		st->lz_refresh = true;
