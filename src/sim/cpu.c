@@ -292,6 +292,9 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->runs);
 	ucg_free(st->wf);
 	ucg_free(st->wk);
+	ucg_free(st->lz);
+	ucg_free(st->lz_tot);
+	ucg_free(st->lz_gst);
 	sim_cpu_bw_fini(&st->bw);
 	ucg_free(st->pl);
 	ucg_free(st);
@@ -331,7 +334,7 @@ static void group_check(struct cpu_state *st, struct sim_cg *g)
 		st->g_shares[idx] = g->shares;
 		st->g_flags[idx] = (unsigned char)((st->g_flags[idx] & ~G_THR) | thr);
 		if (st->g_first[idx] >= 0)
-			cpu_mark_group(st, idx);
+			cpu_mark_relink(st, idx);
 	}
 }
 
@@ -455,7 +458,7 @@ void sim_cpu_update(struct sim *s)
 			if (s->cgs[i]->hier == hi) {
 				group_check(st, s->cgs[i]);
 				if (lost && s->cgs[i]->tick_flip && st->g_first[i + 1] >= 0)
-					cpu_mark_group(st, (int)i + 1);
+					cpu_mark_relink(st, (int)i + 1);
 				if (lost)
 					s->cgs[i]->tick_flip = false;
 			}
@@ -473,7 +476,7 @@ void sim_cpu_update(struct sim *s)
 		int idx = st->bw.flip[i];
 
 		if (s->cgs[idx - 1]->tick_flip && st->g_first[idx] >= 0)
-			cpu_mark_group(st, idx);
+			cpu_mark_relink(st, idx);
 		s->cgs[idx - 1]->tick_flip = false;
 	}
 	st->bw.nflip = 0;

@@ -52,6 +52,7 @@ struct rq {
 	bool gone;                 /* listed in st->gone */
 	bool up;                   /* d changed: the parent's sums must be redone */
 	bool lzch;                 /* group_redo scratch: published in this pass */
+	bool lzvis;                /* group_redo scratch: to be relinked */
 	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
 	double d;                  /* CPUs its tasks want here */
 	double w;                  /* its group entity's weight on this CPU */
@@ -99,6 +100,7 @@ struct lz_ent {
 #define G_DIRTY 1u /* group: some rq, its weight or its link to be redone */
 #define G_ALLOC 2u /* group: its alloc to be summed again */
 #define G_THR 4u   /* group: throttled when last processed */
+#define G_RELINK 8u /* group: every rq relinked (its throttling changed) */
 
 /* The model's state, kept from one recompute to the next. Tasks are named by their
  * index in s->tasks (creation order, which is tid order), groups by their slot. A
@@ -202,6 +204,9 @@ struct cpu_state {
 	 * hierarchy changes, or after a half-done recompute). */
 	struct lz_ent *lz;
 	size_t clz, lz_nslots;
+	double *lz_tot;        /* per slot: its group's total when it was last redone */
+	unsigned char *lz_gst; /* per slot: it kept a weight while its total moved */
+	size_t clz_tot;
 	unsigned lz_ncpu;
 	bool lz_on;       /* this recompute computes weights lazily (the tick model) */
 	bool lz_stale;    /* some weight was kept while its group's total moved */
@@ -219,6 +224,13 @@ static inline void cpu_mark_group(struct cpu_state *st, int slot)
 	st->g_flags[slot] |= G_DIRTY;
 	if (slot > st->gmax_dirty)
 		st->gmax_dirty = slot;
+}
+
+/* every rq of the group looks at its link again: its throttling or shares changed */
+static inline void cpu_mark_relink(struct cpu_state *st, int slot)
+{
+	st->g_flags[slot] |= G_RELINK;
+	cpu_mark_group(st, slot);
 }
 
 /* q's sums must be formed again, and its CPU shared again */

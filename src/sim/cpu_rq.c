@@ -358,36 +358,16 @@ static inline struct lz_ent *lz_at(struct cpu_state *st, int idx, int cpu)
 
 /* A weight was kept while its group's total moved: the refresh is due at the
  * LZ_TICKS boundary after now. */
-static void lz_stale(struct sim *s, struct cpu_state *st)
+static void lz_stale(struct sim *s, struct cpu_state *st, int idx)
 {
-	sim_time per = LZ_TICKS * (SIM_SEC / (s->hz ? s->hz : 250));
+	sim_time per;
 
+	st->lz_gst[idx] = 1;
 	if (st->lz_stale)
 		return;
+	per = LZ_TICKS * (SIM_SEC / (s->hz ? s->hz : 250));
 	st->lz_stale = true;
 	st->lz_next = (s->now / per + 1) * per;
-}
-
-/* Publishes the loads of g's rqs that changed (all at a refresh), marking them
- * (rq.lzch); returns the group's total, Σ P in CPU order. */
-static double lz_publish(struct cpu_state *st, struct sim_cg *g, int idx)
-{
-	double total = 0;
-	int q;
-
-	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
-		struct rq *r = &st->rq[q];
-		struct lz_ent *e = lz_at(st, idx, r->cpu);
-
-		r->lzch = st->lz_refresh || r->load != e->load || g->shares != e->shares;
-		if (r->lzch) {
-			e->load = r->load;
-			e->pub = r->load;
-			e->shares = g->shares;
-		}
-		total += e->pub;
-	}
-	return total;
 }
 
 /* also the tick model's balancer gate: st->lb_now, due at the same boundaries */
@@ -420,9 +400,27 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 		st->lz = v;
 		st->clz = n;
 	}
+	if (st->nslots > st->clz_tot) {
+		size_t n = st->nslots + st->nslots / 2;
+		double *v = ucg_realloc(st->lz_tot, n * sizeof(*v));
+		unsigned char *f;
+
+		if (!v)
+			return -ENOMEM;
+		st->lz_tot = v;
+		f = ucg_realloc(st->lz_gst, n);
+		if (!f)
+			return -ENOMEM;
+		st->lz_gst = f;
+		st->clz_tot = n;
+	}
 	if (st->lz_nslots < st->nslots) {
 		memset(st->lz + st->lz_nslots * s->nr_cpus, 0,
 		       (st->nslots - st->lz_nslots) * s->nr_cpus * sizeof(*st->lz));
+		for (i = st->lz_nslots; i < st->nslots; i++) {
+			st->lz_tot[i] = 0;
+			st->lz_gst[i] = 0;
+		}
 		st->lz_nslots = st->nslots;
 	}
 	st->lb_now = s->now >= st->lb_next;
@@ -436,8 +434,11 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 		st->lz_refresh = true;
 		st->lz_stale = false;
 		for (i = 1; i < st->nslots; i++)
-			if (st->g_first[i] >= 0)
-				cpu_mark_group(st, (int)i);
+			if (st->lz_gst[i]) {
+				st->lz_gst[i] = 0;
+				if (st->g_first[i] >= 0)
+					cpu_mark_relink(st, (int)i);
+			}
 	}
 	return 0;
 }
@@ -454,6 +455,107 @@ void sim_cpu_lz_sweep(struct cpu_state *st)
 			memset(&st->lz[i], 0, sizeof(st->lz[i]));
 }
 
+/* q's entity in its parent's rq after a redo: weight w (before the floor of 2),
+ * min(1, d) u; unlinked when empty or throttled on its CPU, linked when it was not,
+ * the parent's rq marked when what it sums changed. */
+static int rq_relink(struct cpu_state *st, struct sim_cg *g, int q, double w, double u)
+{
+	struct rq *r = &st->rq[q];
+
+	if (w < MIN_SHARES)
+		w = MIN_SHARES;
+	if ((r->first_task < 0 && r->first_child < 0) || sim_cpu_tick_thr(g, r->cpu)) {
+		/* empty: its load and d are exact zeros, which its parent's sums
+		 * need not see; off the parent's list, as in a full rebuild.
+		 * Throttled on this CPU alone (the tick model): dequeued there */
+		if (r->parent >= 0)
+			rq_unlink(st, q);
+		if (r->first_task < 0 && r->first_child < 0 && !r->gone &&
+		    sim_cpu_grow((void **)&st->gone, &st->cgone, st->ngone + 1, sizeof(int)) == 0) {
+			st->rq[q].gone = true; /* dropped at the end if still empty */
+			st->gone[st->ngone++] = q;
+		}
+	} else if (r->parent < 0) {
+		int cpu = r->cpu;
+		int p = rq_get(st, g->parent->id + 1, g->parent, cpu);
+
+		if (p < 0)
+			return -ENOMEM;
+		r = &st->rq[q]; /* rq_get may have moved the array */
+		r->w = w;
+		r->u = u;
+		rq_link(st, q, p);
+	} else if (w != r->w || u != r->u || r->up) {
+		r->w = w;
+		r->u = u;
+		h_stale(st, r->cpu);
+		cpu_mark_dirty(st, r->parent);
+	}
+	return 0;
+}
+
+/* group_redo under lazy weights (a group with a parent, not throttled by the fluid
+ * model): one walk of its rqs sums the dirty ones and publishes the loads that
+ * changed (rq.lzch), forming the total Σ P in CPU order; then only the rqs that
+ * published, were summed or are throttled per CPU (a group with a quota) are
+ * relinked: any other has the weight, d and link it had. A weight was kept while
+ * the total moved when some non-empty rq did not publish and the total differs
+ * from the group's last (st->lz_tot; a kept weight's total was the group's total
+ * when it was computed, and every later move of it passed through here). */
+static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct sim_cg *g)
+{
+	double total = 0;
+	unsigned active = 0, kept = 0;
+	bool all = g->brq || (st->g_flags[idx] & G_RELINK);
+	int q;
+
+	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+		struct rq *r = &st->rq[q];
+		struct lz_ent *e = lz_at(st, idx, r->cpu);
+		bool dirty = r->dirty;
+
+		if (dirty)
+			rq_sum(st, q);
+		r->lzch = r->load != e->load || g->shares != e->shares;
+		if (r->lzch) {
+			e->load = r->load;
+			e->pub = r->load;
+			e->shares = g->shares;
+		} else if (r->first_task >= 0 || r->first_child >= 0) {
+			kept++;
+		}
+		r->lzvis = r->lzch || dirty || r->up || all ||
+			   (r->first_task < 0 && r->first_child < 0 && !r->gone);
+		total += e->pub;
+		if (r->d > 0)
+			active++;
+	}
+	g->nr_active = active;
+	if (kept && !st->lz_refresh && total != st->lz_tot[idx])
+		lz_stale(s, st, idx);
+	st->lz_tot[idx] = total;
+	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+		struct rq *r = &st->rq[q];
+		struct lz_ent *e;
+		double w;
+
+		e = lz_at(st, idx, r->cpu);
+		if (!r->lzvis && !(st->lz_refresh && e->tot != total))
+			continue;
+		if (r->lzch || (st->lz_refresh && e->tot != total)) {
+			w = total > 0 ? (double)g->shares * r->load / total : g->shares;
+			e->w = w;
+			e->tot = total;
+		} else {
+			w = e->w; /* the weight it last computed */
+		}
+		if (rq_relink(st, g, q, w, r->d < 1 ? r->d : 1) < 0)
+			return -ENOMEM;
+		st->rq[q].up = false;
+	}
+	return 0;
+}
+
 /* Redoes a dirty group: its dirty rqs' sums, its CPU count, and each rq's weight
  * shares·L_c/ΣL (at least 2, the way CFS spreads a group's shares over the CPUs its
  * tasks run on) and link into its parent's rq there; a throttled group is unlinked
@@ -465,6 +567,8 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 	unsigned active = 0;
 	int q;
 
+	if (st->lz_on && g && g->parent && !g->throttled)
+		return group_redo_lazy(s, st, idx, g);
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 		if (st->rq[q].dirty)
 			rq_sum(st, q);
@@ -492,56 +596,13 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 		}
 		return 0;
 	}
-	if (st->lz_on)
-		total = lz_publish(st, g, idx);
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 		struct rq *r = &st->rq[q];
 		double w = total > 0 ? (double)g->shares * r->load / total : g->shares;
 		double u = r->d < 1 ? r->d : 1;
 
-		if (st->lz_on && (r->first_task >= 0 || r->first_child >= 0)) {
-			struct lz_ent *e = lz_at(st, idx, r->cpu);
-
-			if (r->lzch) {
-				e->w = w;
-				e->tot = total;
-			} else {
-				w = e->w; /* the weight it last computed */
-				if (e->tot != total)
-					lz_stale(s, st);
-			}
-		}
-
-		if (w < MIN_SHARES)
-			w = MIN_SHARES;
-		if ((r->first_task < 0 && r->first_child < 0) || sim_cpu_tick_thr(g, r->cpu)) {
-			/* empty: its load and d are exact zeros, which its parent's sums
-			 * need not see; off the parent's list, as in a full rebuild.
-			 * Throttled on this CPU alone (the tick model): dequeued there */
-			if (r->parent >= 0)
-				rq_unlink(st, q);
-			if (r->first_task < 0 && r->first_child < 0 && !r->gone &&
-			    sim_cpu_grow((void **)&st->gone, &st->cgone, st->ngone + 1,
-					 sizeof(int)) == 0) {
-				st->rq[q].gone = true; /* dropped at the end if still empty */
-				st->gone[st->ngone++] = q;
-			}
-		} else if (r->parent < 0) {
-			int cpu = r->cpu;
-			int p = rq_get(st, g->parent->id + 1, g->parent, cpu);
-
-			if (p < 0)
-				return -ENOMEM;
-			r = &st->rq[q]; /* rq_get may have moved the array */
-			r->w = w;
-			r->u = u;
-			rq_link(st, q, p);
-		} else if (w != r->w || u != r->u || r->up) {
-			r->w = w;
-			r->u = u;
-			h_stale(st, r->cpu);
-			cpu_mark_dirty(st, r->parent);
-		}
+		if (rq_relink(st, g, q, w, u) < 0)
+			return -ENOMEM;
 		st->rq[q].up = false;
 	}
 	return 0;
@@ -560,6 +621,7 @@ int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 		st->g_flags[idx] &= (unsigned char)~G_DIRTY;
 		if (group_redo(s, st, idx) < 0)
 			return -ENOMEM;
+		st->g_flags[idx] &= (unsigned char)~G_RELINK;
 	}
 	st->gmax_dirty = -1;
 	for (c = 0; c < s->nr_cpus; c++)
