@@ -128,6 +128,7 @@ struct cpu_state {
 	unsigned *g_shares; /* the cpu.shares its weights were computed with */
 	size_t nslots, cslots;
 	int gmax_dirty;  /* highest slot with G_DIRTY, -1 none */
+	uint64_t *gdirty; /* the slots with G_DIRTY, a bit each */
 	int *alloc_list; /* slots with G_ALLOC */
 	size_t nalloc;
 	/* per task index */
@@ -222,6 +223,7 @@ struct cpu_state {
 static inline void cpu_mark_group(struct cpu_state *st, int slot)
 {
 	st->g_flags[slot] |= G_DIRTY;
+	st->gdirty[slot / 64] |= 1ull << (slot % 64);
 	if (slot > st->gmax_dirty)
 		st->gmax_dirty = slot;
 }

@@ -72,8 +72,16 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 				 (void **)&st->g_shares, (void **)&st->alloc_list };
 		size_t sz[] = { sizeof(int), 1, sizeof(unsigned), sizeof(int) };
 
+		uint64_t *bits;
+		size_t ow = (st->cslots + 63) / 64, nw = (n + 63) / 64;
+
 		if (resize_all(arr, sz, 4, n) < 0)
 			return -ENOMEM;
+		bits = ucg_realloc(st->gdirty, nw * sizeof(*bits));
+		if (!bits)
+			return -ENOMEM;
+		memset(bits + ow, 0, (nw - ow) * sizeof(*bits));
+		st->gdirty = bits;
 		st->cslots = n;
 	}
 	for (i = st->nslots; i < nslots; i++) {
@@ -223,6 +231,8 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 		st->g_flags[i] = 0;
 		st->g_shares[i] = 0;
 	}
+	if (st->gdirty)
+		memset(st->gdirty, 0, (st->cslots + 63) / 64 * sizeof(*st->gdirty));
 	st->gmax_dirty = -1;
 	st->nalloc = 0;
 	for (i = 0; i < st->ntk; i++)
@@ -613,16 +623,19 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 {
 	unsigned c;
-	int idx;
+	int idx, wi;
 
-	for (idx = st->gmax_dirty; idx >= 0; idx--) {
-		if (!(st->g_flags[idx] & G_DIRTY))
-			continue;
-		st->g_flags[idx] &= (unsigned char)~G_DIRTY;
-		if (group_redo(s, st, idx) < 0)
-			return -ENOMEM;
-		st->g_flags[idx] &= (unsigned char)~G_RELINK;
-	}
+	/* the dirty slots' bits, highest first: a redo marks only lower slots (its
+	 * parent's), in this word or a lower one */
+	for (wi = st->gmax_dirty >= 0 ? st->gmax_dirty / 64 : -1; wi >= 0; wi--)
+		while (st->gdirty[wi]) {
+			idx = wi * 64 + 63 - __builtin_clzll(st->gdirty[wi]);
+			st->gdirty[wi] &= ~(1ull << (idx % 64));
+			st->g_flags[idx] &= (unsigned char)~G_DIRTY;
+			if (group_redo(s, st, idx) < 0)
+				return -ENOMEM;
+			st->g_flags[idx] &= (unsigned char)~G_RELINK;
+		}
 	st->gmax_dirty = -1;
 	for (c = 0; c < s->nr_cpus; c++)
 		st->cpu_load[c] = st->cpu_root[c] >= 0 ? st->rq[st->cpu_root[c]].load : 0;
