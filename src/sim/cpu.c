@@ -13,6 +13,7 @@
  * group has a runqueue on each CPU where it has runnable tasks, and its entity in the
  * parent's runqueue there weighs a part of its cpu.shares S:
  *         w_G(c) = max(2, S · L_G(c) / Σ_c' L_G(c'))
+ * (under the tick model computed lazily: "Incremental recompute" below)
  * where L_G(c), the load of G's runqueue on c, is Σ 1024·want over its tasks there
  * plus Σ w_H(c)·min(1, D_H(c)) over its child groups H queued there (D: the CPUs the
  * subtree wants on c). This is the kernel's calc_group_shares with every entity's

@@ -112,7 +112,9 @@ struct lz_ent {
  * fixed order whatever was recomputed (a runqueue: its tasks by index, then its
  * children by descending id; a group: its runqueues by CPU), so an incremental
  * recompute gives the bits a full one gives. s->cpu_full resets the state at every
- * recompute, which makes every one a full one. */
+ * recompute, which makes every one a full one — all but the tick model's history
+ * (the lazy weights' published loads, weights and totals, the refresh and balancing
+ * instants: lz*, lb*), which the model's next answer depends on as on its inputs. */
 struct cpu_state {
 	struct rq *rq;
 	size_t nrq, crq;

@@ -352,15 +352,17 @@ static void rq_sum(struct cpu_state *st, int q)
  * calc_group_shares' S·L_c / (tg->load_avg - contrib_c + L_c), is computed on that
  * CPU's own events (enqueue, dequeue, throttle, its tick) from the total the group's
  * runqueues last published (update_tg_load_avg), not on every CPU at once. So here:
- * each runqueue publishes its load P_c = L_c when its load or the group's shares
- * changed (and at a refresh), and only then computes its weight, S·L_c / Σ P (its
- * own contribution being its load, the kernel's formula gives that); the others keep
- * the weight they last computed. Weights kept while the total moved are computed
- * again at the refresh, the first recompute at or after the boundary of LZ_TICKS
- * ticks following the recompute that left them stale (the CPU timer fires then, so
- * a quiet machine gets there too). The entries live by (slot, CPU) in st->lz, not
- * in the runqueues: a full recompute rebuilds the runqueues but keeps them, so it
- * computes what the incremental one does. */
+ * a runqueue publishes its load P_c = L_c whenever it changes (so Σ P is the eager
+ * model's Σ L) and, then or when the group's shares change, computes its weight
+ * S·L_c / Σ P (its own contribution being its load, the kernel's formula gives
+ * that); the group's other runqueues keep the weight they last computed. The groups
+ * that kept a weight while their total moved are listed (st->lz_gst), and their
+ * weights computed with another total are computed again at the refresh, the first
+ * recompute at or after the boundary of LZ_TICKS ticks following the recompute that
+ * left the first of them stale (the CPU timer fires then, so a quiet machine gets
+ * there too); after it every weight is the eager model's. The entries live by
+ * (slot, CPU) in st->lz, not in the runqueues: a full recompute rebuilds the
+ * runqueues but keeps them, so it computes what the incremental one does. */
 static inline struct lz_ent *lz_at(struct cpu_state *st, int idx, int cpu)
 {
 	return &st->lz[(size_t)idx * st->lz_ncpu + (size_t)cpu];
