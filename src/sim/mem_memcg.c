@@ -220,8 +220,12 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 	left = top->reclaim_tree;
 	if (left > 0 && !s->act_on)
 		sim_act_start(s); /* without room for it, the walk follows the LRU */
-	for (f = s->act_on ? s->act.head : s->lru.head;
-	     f != SIM_NO_FRAME && done < want && left > 0; f = next) {
+	f = s->act_on ? s->act.head : s->lru.head;
+	/* the last walk's, of the same subtree: no page of it before rc_hint (each
+	 * page it met went, or left the list; one put back before it moved it) */
+	if (s->act_on && s->rc_top == top)
+		f = s->rc_hint;
+	for (; f != SIM_NO_FRAME && done < want && left > 0; f = next) {
 		struct sim_frame *fr = sim_fr(s, f);
 
 		next = s->act_on ? sim_act_link(s, f)->next : fr->lru.next;
@@ -240,6 +244,10 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 		sim_cache_evict(s, f, true);
 		scanned++;
 		done++;
+	}
+	if (s->act_on) {
+		s->rc_top = top;
+		s->rc_hint = f;
 	}
 	if (done < want && may_swap) {
 		/* anon is scanned only where it can go (swappiness > 0, swap left) */

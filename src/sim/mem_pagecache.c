@@ -22,6 +22,8 @@ static inline struct sim_ilink *lru_link(const struct sim *s, uint32_t f)
 
 static void act_unlink_on(struct sim *s, uint32_t f)
 {
+	if (s->rc_top && s->rc_hint == f)
+		s->rc_hint = sim_act_link(s, f)->next; /* none of rc_top's before it */
 	sim_ilist_unlink(s, &s->act, sim_act_link, f);
 	if (s->act_hint == f)
 		s->act_hint = sim_act_link(s, f)->prev;
@@ -51,6 +53,12 @@ static void act_insert(struct sim *s, uint32_t f)
 	sim_ilist_insert(s, &s->act, sim_act_link, f, at);
 	sim_fr(s, f)->flags |= SIM_PG_ACT;
 	s->act_hint = f;
+	/* a page of the last walk's subtree put back before its hint: the next walk
+	 * starts there */
+	if (s->rc_top &&
+	    (s->rc_hint == SIM_NO_FRAME || sim_fr_act(s, s->rc_hint)->lru_seq > a->lru_seq) &&
+	    sim_cg_is_under(sim_fr(s, f)->memcg, s->rc_top))
+		s->rc_hint = f;
 }
 
 static void act_append(struct sim *s, uint32_t f)
@@ -58,6 +66,8 @@ static void act_append(struct sim *s, uint32_t f)
 	sim_fr_act(s, f)->lru_seq = ++s->lru_seq;
 	sim_ilist_append(s, &s->act, sim_act_link, f);
 	sim_fr(s, f)->flags |= SIM_PG_ACT;
+	if (s->rc_top && s->rc_hint == SIM_NO_FRAME)
+		s->rc_hint = f; /* the pages before it are none of rc_top's */
 }
 
 /* The dirty list: every page with SIM_PG_DIRTY, in LRU order, so that memcg reclaim
@@ -159,6 +169,7 @@ bool sim_act_start(struct sim *s)
 			sim_fr_act(s, f)->lru_seq = ++s->lru_seq;
 	}
 	s->act_on = true;
+	s->rc_top = NULL;
 	return true;
 }
 

@@ -411,6 +411,10 @@ struct sim {
 	struct sim_ilist lru;
 	struct sim_ilist act;    /* LRU pages memcg reclaim would act on (mem_pagecache.c), */
 	uint32_t act_hint;       /* the page last put back on that list, NO_FRAME */
+	/* memcg reclaim's last walk of that list: no page of rc_top's subtree is on
+	 * it before rc_hint (NO_FRAME: none on it at all); rc_top NULL: no walk kept */
+	struct sim_cg *rc_top;
+	uint32_t rc_hint;
 	bool act_on;             /* kept from the first memcg reclaim of a page-cache user */
 	struct sim_ilist dl;     /* dirty pages, LRU order (mem_pagecache.c), kept from the first */
 	bool dirty_on;           /* memcg reclaim that looks for dirty pages */
