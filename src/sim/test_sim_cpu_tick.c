@@ -2,7 +2,9 @@
  * hand-traced kernel behaviour: a quota exhausted is noticed at the next tick, runtime
  * is drawn per CPU in slices, the overrun is a debt paid from the next period,
  * nr_throttled counts periods, an emptied runqueue gives back all but 1 ms, an idle
- * group's period timer stops; and the incremental recompute is the full one there too. */
+ * group's period timer stops, a group's weight on another CPU follows a throttle at
+ * the next 8-tick refresh (lazy weights, cpu_rq.c); and the incremental recompute is
+ * the full one there too. */
 #include "sim/cpu_impl.h"
 #include "sim/test_sim.h"
 
@@ -173,6 +175,45 @@ static void test_settings(void)
 }
 
 /* The same run with every recompute from scratch (s->cpu_full) gives the same bytes */
+/* p (1024 shares) over a (2 ms per 100 ms, x pinned to CPU 0) and b (y pinned to
+ * CPU 1), and c (z pinned to CPU 1) at the root. p weighs 512 on each CPU, so on CPU
+ * 1 y gets 1/3 and z 2/3. a is throttled at the 4 ms tick: p's load on CPU 0 goes,
+ * and the eager weight on CPU 1 would be 1024 at once (y 1/2 from 4 ms); the lazy
+ * one is computed again only at the refresh, the 8-tick boundary at 32 ms, which the
+ * CPU timer reaches with nothing else happening. */
+#define LAZY                                                                                       \
+	"set cpu_model tick\ncpus 2\nmount -o cpu,cpuacct cpu\nmkdir cpu/p\nmkdir cpu/p/a\n"       \
+	"mkdir cpu/p/b\nmkdir cpu/c\necho 100000 > cpu/p/a/cpu.cfs_period_us\n"                    \
+	"echo 2000 > cpu/p/a/cpu.cfs_quota_us\nspawn x\nspawn y\nspawn z\n"                        \
+	"echo $x > cpu/p/a/cgroup.procs\necho $y > cpu/p/b/cgroup.procs\n"                         \
+	"echo $z > cpu/c/cgroup.procs\ntaskset x 0\ntaskset y 1\ntaskset z 1\n"                    \
+	"busy x\nbusy y\nbusy z\n"
+
+static void test_lazy_weights(void)
+{
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet");
+	s = ts_run(LAZY "run 32ms\n", 0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	sim_cpu_settle(s);
+	T_EQ_INT(task_ns(s, "x"), 4 * MS);
+	T_EQ_INT(ts_cg(s, "cpu", "/p/a")->nthr, 1);
+	T_NEAR((double)task_ns(s, "y"), 32.0 * MS / 3, 2);
+	T_NEAR((double)task_ns(s, "z"), 64.0 * MS / 3, 2);
+	sim_free(s);
+	/* from 32 ms p weighs 1024 on CPU 1: y and z 1/2 each */
+	s = ts_run(LAZY "run 64ms\n", 0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	sim_cpu_settle(s);
+	T_NEAR((double)task_ns(s, "y"), 32.0 * MS / 3 + 16 * MS, 2);
+	T_NEAR((double)task_ns(s, "z"), 64.0 * MS / 3 + 16 * MS, 2);
+	sim_free(s);
+}
+
 static void test_incremental_is_full(void)
 {
 	struct ucg_buf b;
@@ -222,6 +263,7 @@ int main(void)
 	T_RUN(test_slices_per_cpu);
 	T_RUN(test_return_slack);
 	T_RUN(test_settings);
+	T_RUN(test_lazy_weights);
 	T_RUN(test_incremental_is_full);
 	return t_done();
 }
