@@ -5,17 +5,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define BULK_BY_CALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define BULK_BY_CALLOC 1
-#endif
-#endif
-#ifndef BULK_BY_CALLOC
-#define BULK_BY_CALLOC 0
-#endif
-
 static long fail_countdown = -1; /* -1: never fail; test-only state */
 static long succeeded;
 static size_t bulk_mapped; /* bytes ucg_bulk_alloc holds now */
@@ -106,7 +95,7 @@ void *ucg_bulk_alloc(size_t size)
 {
 	void *p;
 
-	if (BULK_BY_CALLOC)
+	if (UCG_ALLOC_UNDER_ASAN)
 		return ucg_calloc(1, size);
 	if (should_fail())
 		return NULL;
@@ -121,7 +110,7 @@ void *ucg_bulk_alloc(size_t size)
 
 void ucg_bulk_free(void *p, size_t size)
 {
-	if (BULK_BY_CALLOC)
+	if (UCG_ALLOC_UNDER_ASAN)
 		ucg_free(p);
 	else if (p) {
 		munmap(p, size);

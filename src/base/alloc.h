@@ -10,6 +10,20 @@
 
 #include <stddef.h>
 
+/* 1 when built with AddressSanitizer (gcc or clang): the allocators that carve their
+ * own memory (ucg_bulk_alloc, base/slab.h) then leave every object to the C library,
+ * so the sanitizer sees each overflow and use after free. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UCG_ALLOC_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UCG_ALLOC_UNDER_ASAN 1
+#endif
+#endif
+#ifndef UCG_ALLOC_UNDER_ASAN
+#define UCG_ALLOC_UNDER_ASAN 0
+#endif
+
 void *ucg_malloc(size_t size);
 void *ucg_calloc(size_t nmemb, size_t size);
 void *ucg_realloc(void *ptr, size_t size);

@@ -21,21 +21,14 @@
 
 #include <stddef.h>
 
+#include "base/alloc.h"
+
 #define UCG_SLAB_GRAIN 8
 #define UCG_SLAB_MAX 512
 
 /* 1 under AddressSanitizer: every object its own malloc, so an overflow into a
  * neighbour or a use after free inside a chunk does not go unseen. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UCG_SLAB_PASSTHROUGH 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UCG_SLAB_PASSTHROUGH 1
-#endif
-#endif
-#ifndef UCG_SLAB_PASSTHROUGH
-#define UCG_SLAB_PASSTHROUGH 0
-#endif
+#define UCG_SLAB_PASSTHROUGH UCG_ALLOC_UNDER_ASAN
 
 struct ucg_slab_class {
 	void *free;       /* freed objects, linked through their first word */
