@@ -113,6 +113,9 @@ int ucg_fs_do_mount(const char *name, const char *dir, const char *opts, int qui
 	r = ucg_fs_split_opts(opts ? opts : "", data, sizeof(data), &remount);
 	if (r < 0)
 		return fail("mount", dir, r, NULL, 32);
+	/* A daemon started again first: it ends its predecessor's connections, which
+	 * could otherwise make the statfs below wait forever (fs/deadconn.h). */
+	r = remount ? 0 : ucg_fs_ensure_daemon("mount");
 	ucg_fs_clear_stale(dir);
 	if (!realpath(dir, real))
 		return fail("mount", dir, -errno, NULL, 32);
@@ -120,11 +123,8 @@ int ucg_fs_do_mount(const char *name, const char *dir, const char *opts, int qui
 		r = ucgfs_ctl_request(3, (const char *const[]){ "remount", real, data }, &out);
 		if (r == -ENOENT || r == -ECONNREFUSED)
 			r = -EINVAL; /* nothing of ours is mounted there */
-	} else {
-		r = ucg_fs_ensure_daemon("mount");
-		if (r == 0)
-			r = ucgfs_ctl_request(4, (const char *const[]){ "mount", name, real, data },
-					      &out);
+	} else if (r == 0) {
+		r = ucgfs_ctl_request(4, (const char *const[]){ "mount", name, real, data }, &out);
 	}
 	if (r < 0 && !quiet)
 		code = fail("mount", dir, r, &out, 32);

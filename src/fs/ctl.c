@@ -1,7 +1,9 @@
 /* fs/ctl.c — client side of the control protocol (see ctl.h). */
 #include "fs/ctl.h"
+#include "fs/deadconn.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,9 @@ int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct ucg_buf req, rep;
 	char chunk[4096], *nl;
+	struct ucred cr;
+	socklen_t crlen = sizeof(cr);
+	pid_t peer = 0;
 	int fd, r, i, status;
 
 	if (ucgfs_ctl_path(sa.sun_path, sizeof(sa.sun_path), "ctl.sock") < 0)
@@ -56,6 +61,8 @@ int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
 		close(fd);
 		return r;
 	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0 && crlen == sizeof(cr))
+		peer = cr.pid;
 	ucg_buf_init(&req);
 	ucg_buf_init(&rep);
 	for (i = 0; i < argc; i++)
@@ -67,7 +74,20 @@ int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
 		goto out;
 	shutdown(fd, SHUT_WR);
 	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		/* A daemon killed while one of its threads cannot exit still holds its
+		 * listening socket: the connection is accepted by the kernel and never
+		 * answered. Such a daemon is a dead one (fs/deadconn.h). */
+		if (poll(&pfd, 1, 1000) == 0) {
+			if (ucgfs_pid_dying(peer)) {
+				r = -ECONNREFUSED;
+				goto out;
+			}
+			continue;
+		}
+		n = read(fd, chunk, sizeof(chunk));
 
 		if (n < 0 && errno == EINTR)
 			continue;

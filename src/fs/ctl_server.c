@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "engine/ucg.h"
 #include "fs/ctl.h"
+#include "fs/deadconn.h"
 #include "fs/kenforce.h"
 #include "host/cpuhold.h"
 #include "fs/uring.h"
@@ -184,11 +185,12 @@ void ucgfs_ctl_handle(struct daemon *d, int fd)
 	ucg_buf_fini(&reply);
 }
 
-int ucgfs_ctl_listen(int *ret, int *ret_stale)
+int ucgfs_ctl_listen(int *ret, int *ret_stale, pid_t *ret_dying)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
 	mode_t old;
+	pid_t dying = 0;
 	int fd, r, stale = 0;
 
 	r = ucgfs_ctl_path(sa.sun_path, sizeof(sa.sun_path), "ctl.sock");
@@ -197,14 +199,24 @@ int ucgfs_ctl_listen(int *ret, int *ret_stale)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	/* One daemon per runtime directory: a live socket means one runs already. */
+	/* One daemon per runtime directory: a live socket means one runs already --
+	 * unless the one listening was killed and cannot finish dying (fs/deadconn.h):
+	 * then it is a dead daemon's, as below, and its process is ended from here. */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		struct ucred cr;
+		socklen_t len = sizeof(cr);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
+		    len == sizeof(cr) && ucgfs_pid_dying(cr.pid))
+			dying = cr.pid;
 		close(fd);
-		return -EADDRINUSE;
+		if (!dying)
+			return -EADDRINUSE;
+	} else {
+		close(fd);
 	}
-	close(fd);
 	/* A socket nobody answers: its daemon died without removing it. */
-	if (lstat(sa.sun_path, &st) == 0 && S_ISSOCK(st.st_mode))
+	if (dying || (lstat(sa.sun_path, &st) == 0 && S_ISSOCK(st.st_mode)))
 		stale = 1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -223,5 +235,6 @@ int ucgfs_ctl_listen(int *ret, int *ret_stale)
 	}
 	*ret = fd;
 	*ret_stale = stale;
+	*ret_dying = dying;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "engine/ucg.h"
 #include "fs/ctl.h"
+#include "fs/deadconn.h"
 #include "fs/daemon_impl.h"
 #include "fs/events.h"
 #include "fs/setup.h"
@@ -52,10 +53,40 @@ static int restore_mount(void *ctx, struct ucg_hierarchy *h, const char *name, c
 	if (r < 0) {
 		/* the snapshot names it: the next restore should not try again */
 		pthread_mutex_lock(&d->lock);
-		ucgfs_journal_mount(d, h, name, dir, 'u');
+		ucgfs_journal_mount(d, h, name, dir, 'u', 0);
 		pthread_mutex_unlock(&d->lock);
 	}
 	return r;
+}
+
+/* The dead daemon's mounts may hang instead of answering ENOTCONN (fs/deadconn.h):
+ * abort the connections it recorded, still mounted where it recorded them; then its
+ * process, if it could not finish dying, can. */
+static void end_dead_connections(const struct ucgfs_state_mount *ms, int n, pid_t dying)
+{
+	int i, r, aborted = 0;
+
+	for (i = 0; i < n; i++) {
+		r = ucgfs_conn_abort(ms[i].conn, ms[i].dir);
+		if (r > 0)
+			aborted++;
+		else if (r < 0)
+			fprintf(stderr,
+				"ucg: daemon: %s: cannot abort the dead FUSE connection %u (%s): "
+				"the mount may hang until it is aborted\n",
+				ms[i].dir, ms[i].conn, strerror(-r));
+	}
+	if (aborted)
+		fprintf(stderr, "ucg: daemon: aborted %d FUSE connection%s of the previous daemon\n",
+			aborted, aborted == 1 ? "" : "s");
+	if (!dying)
+		return;
+	if (ucgfs_pid_wait_exit(dying, 5000) == 0)
+		fprintf(stderr, "ucg: daemon: the previous daemon, pid %d, has exited\n",
+			(int)dying);
+	else
+		fprintf(stderr, "ucg: daemon: the previous daemon, pid %d, is still dying after "
+				"5 s\n", (int)dying);
 }
 
 /* The file-serving mode (fs/ll_ops.c): cache mode only when UCG_FUSE_CACHE says
@@ -81,6 +112,7 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 	int nrms;
 	char sock[PATH_MAX];
 	int freezing = 0, stale = 0, pidfile_made = 0;
+	pid_t dying = 0;
 	long hold_ms = -1; /* until the next cpuset hold pass; -1: nothing held */
 	sigset_t mask;
 	int r;
@@ -149,7 +181,7 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 		FAILED(o, "scanning /proc");
 		goto out;
 	}
-	r = ucgfs_ctl_listen(&d.listen_fd, &stale);
+	r = ucgfs_ctl_listen(&d.listen_fd, &stale, &dying);
 	if (r < 0) {
 		ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
 		if (r == -EADDRINUSE)
@@ -163,7 +195,10 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 		fprintf(stderr, "ucg: the kernel sends no process events (no CONFIG_PROC_EVENTS?): "
 				"tasks are read from /proc at a sync when /proc/loadavg shows some "
 				"came or went\n");
-	if (stale)
+	if (dying)
+		fprintf(stderr, "ucg: daemon: the previous daemon, pid %d, was killed but has not "
+				"finished dying: restoring its state\n", (int)dying);
+	else if (stale)
 		fprintf(stderr, "ucg: daemon: the previous daemon did not stop cleanly (its "
 				"ctl.sock was left behind): restoring its state\n");
 	d.kenforce = ucgfs_kenforce_start(d.e); /* after the socket: one daemon per dir */
@@ -191,6 +226,8 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 	/* The restored state, with the mounts about to be made, is the new snapshot;
 	 * every change from here on is journaled. */
 	nrms = rs ? ucgfs_restore_mounts(rs, &rms) : 0;
+	if (stale) /* before anything looks at those mounts: a look could wait forever */
+		end_dead_connections(rms, nrms, dying);
 	r = ucgfs_journal_start(&d, rs ? ucgfs_restore_next_gen(rs) : 1, rms, nrms);
 	if (r < 0)
 		fprintf(stderr, "ucg: daemon: snapshot: %s: no journal, changes are not saved\n",

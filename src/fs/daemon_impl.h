@@ -65,6 +65,7 @@ struct mnt {
 	struct fuse_session *se;
 	struct ucgfs_uring *uring; /* NULL: requests come through /dev/fuse only */
 	pthread_t thread;
+	unsigned conn;        /* its FUSE connection (fs/deadconn.h); 0: not known */
 	struct timespec time; /* shown as every file's atime/mtime/ctime */
 	uint64_t root_ino;    /* the engine's inode number of the root (FUSE_ROOT_ID) */
 	/* Notes for this mount's kernel (changes made through other mounts), sent in
@@ -265,9 +266,10 @@ void ucgfs_journal_written(struct daemon *d, struct ucg_cgroup *cg, const char *
 			   const char *buf, size_t len);
 /* kind 'h' (created), 'R' (remounted), 'x' (destroyed). */
 void ucgfs_journal_hierarchy(struct daemon *d, struct ucg_hierarchy *h, char kind);
-/* kind 'm' (mounted at dir) or 'u' (that mount went). */
+/* kind 'm' (mounted at dir, served by FUSE connection conn, 0 if not known), 'c' (a
+ * restored mount at dir made anew, served by conn) or 'u' (that mount went). */
 void ucgfs_journal_mount(struct daemon *d, struct ucg_hierarchy *h, const char *name,
-			 const char *dir, char kind);
+			 const char *dir, char kind, unsigned conn);
 /* A fork's records wait for the next append or ucgfs_journal_flush. */
 void ucgfs_journal_forked(struct daemon *d, int child);
 void ucgfs_journal_flush(struct daemon *d);
@@ -302,7 +304,7 @@ int ucgfs_drain(struct daemon *d);
 void ucgfs_run_releases(struct daemon *d);
 /* The control socket, listening, created with mode 0600; -EADDRINUSE when a daemon
  * answers there already. *ret_stale is 1 when a dead daemon's socket was replaced. */
-int ucgfs_ctl_listen(int *ret, int *ret_stale);
+int ucgfs_ctl_listen(int *ret, int *ret_stale, pid_t *ret_dying);
 /* Reads one request from connection fd, serves it and writes the reply. */
 void ucgfs_ctl_handle(struct daemon *d, int fd);
 /* Decodes and serves one request of len bytes (fs/ctl.h's protocol), without a

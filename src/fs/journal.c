@@ -381,7 +381,7 @@ void ucgfs_journal_hierarchy(struct daemon *d, struct ucg_hierarchy *h, char kin
 }
 
 void ucgfs_journal_mount(struct daemon *d, struct ucg_hierarchy *h, const char *name,
-			 const char *dir, char kind)
+			 const char *dir, char kind, unsigned conn)
 {
 	struct ucg_buf b;
 
@@ -394,6 +394,8 @@ void ucgfs_journal_mount(struct daemon *d, struct ucg_hierarchy *h, const char *
 		ucg_buf_putc(&b, ' ');
 	}
 	ucgfs_state_put_enc(&b, dir, strlen(dir));
+	if ((kind == 'm' && conn) || kind == 'c')
+		ucg_buf_printf(&b, " %u", conn);
 	ucg_buf_putc(&b, '\n');
 	append(d, &b);
 	ucg_buf_fini(&b);
@@ -427,6 +429,7 @@ static int mounts_of(struct daemon *d, struct ucgfs_state_mount *ms, int max)
 		ms[n].name = m->name;
 		ms[n].dir = m->dir;
 		ms[n].h = m->h;
+		ms[n].conn = m->conn;
 	}
 	return n;
 }

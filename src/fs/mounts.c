@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "engine/ucg.h"
+#include "fs/deadconn.h"
 #include "fs/fcache.h"
 #include "fs/uring.h"
 
@@ -41,7 +42,7 @@ static void *mnt_thread(void *arg)
 			*pp = m->next;
 			break;
 		}
-	ucgfs_journal_mount(d, m->h, m->name, m->dir, 'u'); /* before its hierarchy's x */
+	ucgfs_journal_mount(d, m->h, m->name, m->dir, 'u', 0); /* before its hierarchy's x */
 	ucg_umount(d->e, m->h);
 	ucgfs_stop_notifier(m);
 	pthread_mutex_unlock(&d->lock);
@@ -54,6 +55,21 @@ static void *mnt_thread(void *arg)
 	ucg_free(m->dir);
 	ucg_free(m);
 	return NULL;
+}
+/* "ucgfs/N" serves connection N, "ucgnote/N" sends its notes: in ps -T, top -H and
+ * /proc/PID/task/TID/comm, which thread is stuck on which mount. */
+static void name_threads(struct mnt *m)
+{
+	char name[32];
+
+	if (!m->conn)
+		return;
+	snprintf(name, sizeof(name), "ucgfs/%u", m->conn);
+	name[15] = '\0'; /* the kernel keeps 15 bytes */
+	pthread_setname_np(m->thread, name);
+	snprintf(name, sizeof(name), "ucgnote/%u", m->conn);
+	name[15] = '\0';
+	pthread_setname_np(m->notifier, name);
 }
 static struct mnt *find_mnt(struct daemon *d, const char *dir)
 {
@@ -227,6 +243,8 @@ int ucgfs_mount(struct daemon *d, const char *name, const char *dir, const char 
 		fuse_session_destroy(m->se);
 		goto fail;
 	}
+	/* Read from mountinfo, not the mount: nobody serves it yet. */
+	m->conn = ucgfs_conn_at(dir);
 	m->notes_tail = &m->notes;
 	pthread_cond_init(&m->note_cond, NULL);
 	/* Mount threads take no signals: the main thread's signalfd gets them. */
@@ -239,10 +257,12 @@ int ucgfs_mount(struct daemon *d, const char *name, const char *dir, const char 
 		pthread_mutex_lock(&d->lock);
 		m->next = d->mounts;
 		d->mounts = m;
-		if (!d->remounting) /* the restore's: in the snapshot already */
-			ucgfs_journal_mount(d, h, name, dir, 'm');
+		/* the restore's are in the snapshot already, with the dead connection */
+		ucgfs_journal_mount(d, h, name, dir, d->remounting ? 'c' : 'm', m->conn);
 		pthread_mutex_unlock(&d->lock);
 		r = pthread_create(&m->thread, NULL, mnt_thread, m);
+		if (r == 0)
+			name_threads(m);
 		if (r != 0) {
 			pthread_mutex_lock(&d->lock);
 			d->mounts = m->next;

@@ -244,6 +244,8 @@ int ucgfs_state_serialize(struct ucg_engine *e, const struct ucgfs_state_mount *
 				ucgfs_state_put_enc(out, mounts[i].name, strlen(mounts[i].name));
 				ucg_buf_putc(out, ' ');
 				ucgfs_state_put_enc(out, mounts[i].dir, strlen(mounts[i].dir));
+				if (mounts[i].conn)
+					ucg_buf_printf(out, " %u", mounts[i].conn);
 				ucg_buf_putc(out, '\n');
 			}
 	}
@@ -386,6 +388,7 @@ struct ucgfs_restore {
 		int id;
 		char *name, *dir;
 		struct ucg_hierarchy *h;
+		unsigned conn;
 	} * mounts;
 	struct ucgfs_state_mount *view; /* for ucgfs_restore_mounts */
 	size_t nm, capm;
@@ -440,7 +443,7 @@ static void set_attrs(struct ucg_engine *e, struct ucg_hierarchy *h, char **fld)
 }
 
 static void add_mount(struct ucgfs_restore *rs, int id, struct ucg_hierarchy *h, const char *name,
-		      const char *dir)
+		      const char *dir, unsigned conn)
 {
 	if (rs->nm == rs->capm) {
 		size_t nc = rs->capm ? rs->capm * 2 : 8;
@@ -455,7 +458,21 @@ static void add_mount(struct ucgfs_restore *rs, int id, struct ucg_hierarchy *h,
 	rs->mounts[rs->nm].h = h;
 	rs->mounts[rs->nm].name = ucg_strdup(name);
 	rs->mounts[rs->nm].dir = ucg_strdup(dir);
+	rs->mounts[rs->nm].conn = conn;
 	rs->nm++;
+}
+
+/* The newest mount of id at dir: its connection is now conn. */
+static void set_conn(struct ucgfs_restore *rs, int id, const char *dir, unsigned conn)
+{
+	size_t k;
+
+	for (k = rs->nm; k-- > 0;)
+		if (rs->mounts[k].id == id && rs->mounts[k].dir &&
+		    !strcmp(rs->mounts[k].dir, dir)) {
+			rs->mounts[k].conn = conn;
+			return;
+		}
 }
 
 static void drop_mount(struct ucgfs_restore *rs, int id, const char *dir)
@@ -541,10 +558,12 @@ static void apply(struct ucgfs_restore *rs, char **fld, int nf)
 		ucg_fs_rename(e, h, fld[2], fld[3], &root);
 	} else if (kind == 'w' && nf == 4) {
 		ucg_fs_write_all(e, h, fld[2], &root, fld[3], strlen(fld[3]));
-	} else if (kind == 'm' && nf == 4) {
-		add_mount(rs, id, h, fld[2], fld[3]);
+	} else if (kind == 'm' && (nf == 4 || nf == 5)) {
+		add_mount(rs, id, h, fld[2], fld[3], nf == 5 ? (unsigned)strtoul(fld[4], NULL, 10) : 0);
 	} else if (kind == 'u' && nf == 3) {
 		drop_mount(rs, id, fld[2]);
+	} else if (kind == 'c' && nf == 4) {
+		set_conn(rs, id, fld[2], (unsigned)strtoul(fld[3], NULL, 10));
 	}
 }
 
@@ -667,6 +686,7 @@ int ucgfs_restore_mounts(const struct ucgfs_restore *rs, const struct ucgfs_stat
 			w->view[n].name = rs->mounts[k].name;
 			w->view[n].dir = rs->mounts[k].dir;
 			w->view[n].h = rs->mounts[k].h;
+			w->view[n].conn = rs->mounts[k].conn;
 			n++;
 		}
 	*ret = w->view;

@@ -18,7 +18,8 @@
  *   f ID PATH MODE UID GID DATA|-    a control file; DATA is its content if writable
  *   t ID PATH TID START              a task in cgroup PATH (restored only if the same
  *                                    task, by start time, still lives)
- *   m ID NAME DIR                    a mount point of hierarchy ID
+ *   m ID NAME DIR [CONN]             a mount point of hierarchy ID; CONN is the FUSE
+ *                                    connection serving it (fs/deadconn.h), if known
  *
  * and in journals only:
  *
@@ -28,6 +29,8 @@
  *   n ID PATH NEWPATH                cgroup PATH was renamed
  *   w ID PATH DATA                   DATA was written to control file PATH (one write)
  *   u ID DIR                         the mount of hierarchy ID at DIR went away
+ *   c ID DIR CONN                    the mount of hierarchy ID at DIR is now served by
+ *                                    FUSE connection CONN (a restored mount, made anew)
  *
  * A journal line ends with " ~" and the FNV-1a hash of what precedes it, 8 hex digits:
  * a record cut by a crash (no newline, or a wrong hash) ends the journal there.
@@ -46,6 +49,7 @@
 struct ucgfs_state_mount {
 	const char *name, *dir;
 	struct ucg_hierarchy *h;
+	unsigned conn; /* the FUSE connection serving it; 0: not known */
 };
 
 /* Appends s percent-encoded (an empty string is "%"). */
