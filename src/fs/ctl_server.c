@@ -206,8 +206,8 @@ int ucgfs_ctl_listen(int *ret, int *ret_stale, pid_t *ret_dying)
 		struct ucred cr;
 		socklen_t len = sizeof(cr);
 
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
-		    len == sizeof(cr) && ucgfs_pid_dying(cr.pid))
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && len == sizeof(cr) &&
+		    ucgfs_pid_dying(cr.pid))
 			dying = cr.pid;
 		close(fd);
 		if (!dying)

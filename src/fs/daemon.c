@@ -17,6 +17,7 @@
 #include "fs/deadconn.h"
 #include "fs/daemon_impl.h"
 #include "fs/events.h"
+#include "fs/guard.h"
 #include "fs/setup.h"
 #include "fs/state.h"
 #include "fs/kenforce.h"
@@ -77,7 +78,8 @@ static void end_dead_connections(const struct ucgfs_state_mount *ms, int n, pid_
 				ms[i].dir, ms[i].conn, strerror(-r));
 	}
 	if (aborted)
-		fprintf(stderr, "ucg: daemon: aborted %d FUSE connection%s of the previous daemon\n",
+		fprintf(stderr,
+			"ucg: daemon: aborted %d FUSE connection%s of the previous daemon\n",
 			aborted, aborted == 1 ? "" : "s");
 	if (!dying)
 		return;
@@ -85,8 +87,10 @@ static void end_dead_connections(const struct ucgfs_state_mount *ms, int n, pid_
 		fprintf(stderr, "ucg: daemon: the previous daemon, pid %d, has exited\n",
 			(int)dying);
 	else
-		fprintf(stderr, "ucg: daemon: the previous daemon, pid %d, is still dying after "
-				"5 s\n", (int)dying);
+		fprintf(stderr,
+			"ucg: daemon: the previous daemon, pid %d, is still dying after "
+			"5 s\n",
+			(int)dying);
 }
 
 /* The file-serving mode (fs/ll_ops.c): cache mode only when UCG_FUSE_CACHE says
@@ -122,7 +126,7 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 	d.cache = cache_mode_wanted();
 	pthread_mutex_init(&d.lock, NULL);
 	pthread_cond_init(&d.note_sent, NULL);
-	d.listen_fd = d.sig_fd = d.wake_fd = -1;
+	d.listen_fd = d.sig_fd = d.wake_fd = d.guard_fd = -1;
 	d.journal.fd = d.journal.child_fd = -1;
 	ucg_buf_init(&d.journal.forks);
 	r = ucgfs_runtime_prepare(o->failed, sizeof(o->failed));
@@ -196,12 +200,22 @@ int ucgfs_daemon_run(struct ucgfs_daemon_opts *o)
 				"tasks are read from /proc at a sync when /proc/loadavg shows some "
 				"came or went\n");
 	if (dying)
-		fprintf(stderr, "ucg: daemon: the previous daemon, pid %d, was killed but has not "
-				"finished dying: restoring its state\n", (int)dying);
+		fprintf(stderr,
+			"ucg: daemon: the previous daemon, pid %d, was killed but has not "
+			"finished dying: restoring its state\n",
+			(int)dying);
 	else if (stale)
 		fprintf(stderr, "ucg: daemon: the previous daemon did not stop cleanly (its "
 				"ctl.sock was left behind): restoring its state\n");
 	d.kenforce = ucgfs_kenforce_start(d.e); /* after the socket: one daemon per dir */
+	/* Forked where the daemon will stay (kenforce may have moved it) and before any
+	 * mount, so that it holds no /dev/fuse. */
+	d.guard_fd = ucgfs_guard_start();
+	if (d.guard_fd < 0)
+		fprintf(stderr,
+			"ucg: daemon: no guard (%s): a kill -9 that leaves a thread "
+			"behind may hang the mounts until the next start\n",
+			strerror(-d.guard_fd));
 	/* Without a v2 cpuset controller nothing refuses a member's own affinity outside
 	 * its cpuset: poll and clamp (host/cpuhold.h). Before the restore's attaches. */
 	if (!ucgfs_kenforce_holds_cpus(d.kenforce)) {
@@ -363,6 +377,8 @@ out:
 		close(d.listen_fd);
 	}
 	ucgfs_kenforce_stop(d.kenforce);
+	if (d.guard_fd >= 0)
+		close(d.guard_fd);   /* the guard exits */
 	ucg_cpuhold_free(d.cpuhold); /* before the engine: it unregisters its observer */
 	if (d.journal.fd >= 0)
 		close(d.journal.fd);

@@ -21,6 +21,8 @@
  *                     every change
  *   provider.c        the engine's provider callbacks: host events, enforcement, events
  *   release_agent.c   running release agents as the kernel does
+ *   deadconn.c        a killed daemon's hung FUSE connections, aborted (fs/deadconn.h)
+ *   guard.c           the child that aborts them when the daemon cannot finish dying
  */
 #ifndef UCGFS_DAEMON_IMPL_H
 #define UCGFS_DAEMON_IMPL_H
@@ -127,6 +129,7 @@ struct daemon {
 	struct ucgfs_kenforce *kenforce; /* through cgroup v2 (fs/kenforce.h) */
 	struct mnt *mounts;
 	int listen_fd, sig_fd, wake_fd;
+	int guard_fd; /* the guard's pipe (fs/guard.h); -1: none */
 	int stop;
 	int reset; /* the stop request asked to forget the saved state */
 	int restoring;   /* the saved state is being replayed: journal nothing */

@@ -10,6 +10,7 @@
 #include "engine/ucg.h"
 #include "fs/deadconn.h"
 #include "fs/fcache.h"
+#include "fs/guard.h"
 #include "fs/uring.h"
 
 #include <errno.h>
@@ -36,6 +37,7 @@ static void *mnt_thread(void *arg)
 	m->ended = 1; /* the session's fd is closed below */
 	pthread_mutex_unlock(&d->lock);
 	fuse_session_unmount(m->se);
+	ucgfs_guard_tell(d->guard_fd, m->conn, NULL);
 	pthread_mutex_lock(&d->lock);
 	for (pp = &d->mounts; *pp; pp = &(*pp)->next)
 		if (*pp == m) {
@@ -260,6 +262,7 @@ int ucgfs_mount(struct daemon *d, const char *name, const char *dir, const char 
 		/* the restore's are in the snapshot already, with the dead connection */
 		ucgfs_journal_mount(d, h, name, dir, d->remounting ? 'c' : 'm', m->conn);
 		pthread_mutex_unlock(&d->lock);
+		ucgfs_guard_tell(d->guard_fd, m->conn, dir);
 		r = pthread_create(&m->thread, NULL, mnt_thread, m);
 		if (r == 0)
 			name_threads(m);
@@ -275,6 +278,7 @@ int ucgfs_mount(struct daemon *d, const char *name, const char *dir, const char 
 	if (r != 0) {
 		/* Nobody serves it: take it down the way the thread would. */
 		umount2(dir, MNT_DETACH);
+		ucgfs_guard_tell(d->guard_fd, m->conn, NULL);
 		pthread_cond_destroy(&m->note_cond);
 		ucgfs_uring_free(m->uring);
 		fuse_session_destroy(m->se);

@@ -559,7 +559,8 @@ static void apply(struct ucgfs_restore *rs, char **fld, int nf)
 	} else if (kind == 'w' && nf == 4) {
 		ucg_fs_write_all(e, h, fld[2], &root, fld[3], strlen(fld[3]));
 	} else if (kind == 'm' && (nf == 4 || nf == 5)) {
-		add_mount(rs, id, h, fld[2], fld[3], nf == 5 ? (unsigned)strtoul(fld[4], NULL, 10) : 0);
+		add_mount(rs, id, h, fld[2], fld[3],
+			  nf == 5 ? (unsigned)strtoul(fld[4], NULL, 10) : 0);
 	} else if (kind == 'u' && nf == 3) {
 		drop_mount(rs, id, fld[2]);
 	} else if (kind == 'c' && nf == 4) {

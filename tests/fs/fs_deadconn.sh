@@ -29,6 +29,13 @@ tid_named() { # tid_named PID NAME
 		[ "$(cat $t/comm 2>/dev/null)" = "$2" ] && { basename $t; return; }
 	done
 }
+guard_of() { # the daemon's guard: its child named ucg-guard
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(cat $p/comm 2>/dev/null)" = ucg-guard ] &&
+			[ "$(awk '{ print $4 }' $p/stat 2>/dev/null)" = "$1" ] && { basename $p; return; }
+	done
+}
 state_of() { sed 's/.*) //' /proc/$1/stat 2>/dev/null | cut -c1; }
 # until_state TID STATE [TENTHS]
 until_state() {
@@ -68,69 +75,111 @@ else
 	kill $HOLDER; wait $HOLDER 2>/dev/null
 fi
 
-# --- round 2: the killed daemon cannot finish dying ---
-M1=$(mnt b1 none,name=dctwo) && M2=$(mnt b2 none,name=dctwo) || { bad "mount twice"; fs_done; exit 1; }
-mkdir $M1/X $M1/Q
-C1=$(conn_of $M1); C2=$(conn_of $M2); CONNS+=($C1 $C2)
-SERVE2=$(tid_named $DAEMON_PID ucgfs/$C2)
-NOTE2=$(tid_named $DAEMON_PID ucgnote/$C2)
-OLD=$DAEMON_PID
-$HOLD stop $SERVE2 > $SCRATCH/stopped &
-TRACER=$!; PIDS+=($TRACER)
-for i in $(seq 50); do grep -q stopped $SCRATCH/stopped && break; sleep 0.1; done
-if ! grep -q stopped $SCRATCH/stopped; then
-	echo "SKIP round 2: cannot stop the serving thread of $M2 (ptrace)"
-	SKIP=$((SKIP + 1))
-	kill $TRACER
-else
+# deadlock DIR1 DIR2: the hierarchy at both; leaves the daemon (OLD) with the second
+# mount's notifier (NOTE2) blocked for good, the callers LOOKUP and REMOVER waiting
+deadlock() {
+	mkdir $1/X $1/Q
+	local c1=$(conn_of $1) c2=$(conn_of $2) serve
+	CONNS+=($c1 $c2)
+	serve=$(tid_named $DAEMON_PID ucgfs/$c2)
+	NOTE2=$(tid_named $DAEMON_PID ucgnote/$c2)
+	OLD=$DAEMON_PID
+	$HOLD stop $serve > $SCRATCH/stopped &
+	TRACER=$!; PIDS+=($TRACER)
+	for i in $(seq 50); do grep -q stopped $SCRATCH/stopped && break; sleep 0.1; done
+	if ! grep -q stopped $SCRATCH/stopped; then
+		echo "SKIP: cannot stop the serving thread of $2 (ptrace)"
+		kill $TRACER
+		return 1
+	fi
+	rm -f $SCRATCH/stopped
 	# a lookup on the second mount waits, holding its root's lock ...
-	stat $M2/X >/dev/null 2>&1 &
+	stat $2/X >/dev/null 2>&1 &
 	LOOKUP=$!; PIDS+=($LOOKUP)
 	sleep 0.3
 	# ... and an rmdir on the first makes the second's notifier wait for that lock
 	# (the entry's removal is told to the second mount's kernel, which locks the root)
-	rmdir $M1/Q 2>/dev/null &
-	MAKER=$!; PIDS+=($MAKER)
+	rmdir $1/Q 2>/dev/null &
+	REMOVER=$!; PIDS+=($REMOVER)
 	if ! until_state $NOTE2 D; then
-		echo "SKIP round 2: the notifier of $M2 did not block (state $(state_of $NOTE2))"
-		SKIP=$((SKIP + 1))
+		echo "SKIP: the notifier of $2 did not block (state $(state_of $NOTE2))"
 		kill $TRACER
-	else
-		kill -9 $OLD
-		until_state $OLD Z 30
-		check "the killed daemon cannot finish dying (leader zombie, notifier in D)" \
-			"$(state_of $OLD)$(state_of $NOTE2)" "ZD"
-		timeout 2 stat -f $M1 >/dev/null 2>&1
-		check "its other mount hangs too" "$?" "124"
-		T0=$(date +%s%N)
-		timeout 10 $UCG ctl ping >/dev/null 2>&1
-		R=$?
-		T1=$(date +%s%N)
-		check "ucg ctl ping: no daemon (not a hang)" "$R" "1"
-		echo "ping of a dying daemon: $(((T1 - T0) / 1000000)) ms"
-		M3=$SCRATCH/b3; mkdir -p $M3; echo $M3 >> $SCRATCH/mounts
-		T0=$(date +%s%N)
-		OUT=$(timeout 30 $UCG mount -o none,name=dcthree cgroup $M3 2>&1 && echo OK)
-		T1=$(date +%s%N)
-		echo "ucg mount restarting over a dying daemon: $(((T1 - T0) / 1000000)) ms"
-		DAEMON_PID=$($UCG ctl ping 2>/dev/null)
-		check "ucg mount restarts the daemon" "$(echo "$OUT" | tail -1)" "OK"
-		check "the new daemon saw the old one dying" \
-			"$(grep -c "the previous daemon, pid $OLD, was killed but has not finished dying" $UCG_RUNTIME_DIR/daemon.log)" "1"
-		check "it aborted the three connections of the old daemon" \
-			"$(grep -c 'aborted 3 FUSE connections of the previous daemon' $UCG_RUNTIME_DIR/daemon.log)" "1"
-		check "and the old one exited" \
-			"$(grep -c "the previous daemon, pid $OLD, has exited" $UCG_RUNTIME_DIR/daemon.log)" "1"
-		wait $OLD 2>/dev/null
-		check "old daemon gone" "$(kill -0 $OLD 2>/dev/null && echo alive || echo gone)" "gone"
-		check "every mount answers, the tree kept" \
-			"$(for m in $M $M1 $M2; do timeout 5 ls -d $m/[xX] 2>&1; done | paste -sd' ')" \
-			"$M/x $M1/X $M2/X"
-		for p in $LOOKUP $MAKER $TRACER; do
-			timeout 5 tail --pid=$p -f /dev/null
-		done
-		check "the blocked callers returned" \
-			"$(for p in $LOOKUP $MAKER $TRACER; do kill -0 $p 2>/dev/null && echo $p; done | grep -c .)" "0"
+		return 1
 	fi
+}
+callers_returned() {
+	local p
+	for p in $LOOKUP $REMOVER $TRACER; do timeout 5 tail --pid=$p -f /dev/null; done
+	check "$1: the blocked callers returned" \
+		"$(for p in $LOOKUP $REMOVER $TRACER; do kill -0 $p 2>/dev/null && echo $p; done | grep -c .)" "0"
+}
+
+# --- round 2: the killed daemon cannot finish dying; its guard ends it ---
+M1=$(mnt b1 none,name=dctwo) && M2=$(mnt b2 none,name=dctwo) || { bad "mount twice"; fs_done; exit 1; }
+GUARD=$(guard_of $DAEMON_PID)
+check "the daemon has a guard" "$(echo $GUARD | grep -c .)" "1"
+if ! deadlock $M1 $M2; then
+	SKIP=$((SKIP + 1))
+else
+	T0=$(date +%s%N)
+	kill -9 $OLD
+	for i in $(seq 100); do
+		timeout 0.5 stat -f $M1 2>&1 | grep -q 'not connected' && break
+	done
+	T1=$(date +%s%N)
+	echo "kill -9 to the mounts answering ENOTCONN (the guard's abort): $(((T1 - T0) / 1000000)) ms"
+	for i in $(seq 100); do kill -0 $GUARD 2>/dev/null || break; sleep 0.05; done
+	wait $OLD 2>/dev/null
+	check "round 2: the old daemon exited by itself" "$(kill -0 $OLD 2>/dev/null && echo alive || echo gone)" "gone"
+	check "round 2: the guard aborted its three connections" \
+		"$(grep -c "ucg: guard: daemon $OLD was killed and did not finish dying: aborted 3 of its 3 FUSE connections" $SCRATCH/daemon.log) $(grep -c "ucg: guard: daemon $OLD has exited" $SCRATCH/daemon.log)" "1 1"
+	check "round 2: its mounts answer ENOTCONN, not hang" \
+		"$(timeout 2 stat -f $M1 2>&1 | grep -c 'not connected') $(timeout 2 stat -f $M2 2>&1 | grep -c 'not connected')" "1 1"
+	callers_returned "round 2"
+	start_daemon || bad "round 2: restart"
+	check "round 2: every mount answers, the tree kept" \
+		"$(for m in $M $M1 $M2; do timeout 5 ls -d $m/[xX] 2>&1; done | paste -sd' ')" \
+		"$M/x $M1/X $M2/X"
+fi
+
+# --- round 3: the same with the guard killed first (a SIGKILL of the whole group):
+# the killed daemon keeps its socket; a client says "no daemon", and the next daemon
+# aborts the connections and lets it go ---
+C1=$(mnt c1 none,name=dcthree) && C2=$(mnt c2 none,name=dcthree) || { bad "mount twice"; fs_done; exit 1; }
+if ! deadlock $C1 $C2; then
+	SKIP=$((SKIP + 1))
+else
+	GUARD=$(guard_of $OLD)
+	kill -9 $GUARD $OLD
+	until_state $OLD Z 30
+	check "round 3: the killed daemon cannot finish dying (leader zombie, notifier in D)" \
+		"$(state_of $OLD)$(state_of $NOTE2)" "ZD"
+	timeout 2 stat -f $C1 >/dev/null 2>&1
+	check "round 3: its other mount hangs too" "$?" "124"
+	T0=$(date +%s%N)
+	timeout 10 $UCG ctl ping >/dev/null 2>&1
+	R=$?
+	T1=$(date +%s%N)
+	check "round 3: ucg ctl ping says no daemon (not a hang)" "$R" "1"
+	echo "ping of a dying daemon: $(((T1 - T0) / 1000000)) ms"
+	M4=$SCRATCH/d; mkdir -p $M4; echo $M4 >> $SCRATCH/mounts
+	T0=$(date +%s%N)
+	OUT=$(timeout 30 $UCG mount -o none,name=dcfour cgroup $M4 2>&1 && echo OK)
+	T1=$(date +%s%N)
+	echo "ucg mount restarting over a dying daemon: $(((T1 - T0) / 1000000)) ms"
+	DAEMON_PID=$($UCG ctl ping 2>/dev/null)
+	check "round 3: ucg mount restarts the daemon" "$(echo "$OUT" | tail -1)" "OK"
+	check "round 3: the new daemon saw the old one dying" \
+		"$(grep -c "the previous daemon, pid $OLD, was killed but has not finished dying" $UCG_RUNTIME_DIR/daemon.log)" "1"
+	check "round 3: it aborted the old daemon's five connections" \
+		"$(grep -c "aborted 5 FUSE connections of the previous daemon" $UCG_RUNTIME_DIR/daemon.log)" "1"
+	check "round 3: and the old one exited" \
+		"$(grep -c "the previous daemon, pid $OLD, has exited" $UCG_RUNTIME_DIR/daemon.log)" "1"
+	wait $OLD 2>/dev/null
+	check "round 3: old daemon gone" "$(kill -0 $OLD 2>/dev/null && echo alive || echo gone)" "gone"
+	check "round 3: every mount answers, the tree kept" \
+		"$(for m in $M $M1 $M2 $C1 $C2; do timeout 5 ls -d $m/[xX] 2>&1; done | paste -sd' ')" \
+		"$M/x $M1/X $M2/X $C1/X $C2/X"
+	callers_returned "round 3"
 fi
 fs_done

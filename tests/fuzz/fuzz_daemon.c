@@ -171,7 +171,7 @@ struct ucg_fuzzd *ucg_fuzzd_start(int cache)
 	if (first) {
 		fuse_set_log_func(log_check);
 		d->sandbox = 1;
-		d->listen_fd = d->sig_fd = d->wake_fd = -1;
+		d->listen_fd = d->sig_fd = d->wake_fd = d->guard_fd = -1;
 		/* no journal: a sandbox's changes are written nowhere (fs/journal.c) */
 		d->journal.fd = d->journal.child_fd = -1;
 		pthread_mutex_init(&d->lock, NULL);
