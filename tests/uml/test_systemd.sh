@@ -132,6 +132,54 @@ if [ -n "$sd254" ]; then
 	for ((i = 0; i < 100; i++)); do read -r n < $M/b/pids.current; [ "$n" = 0 ] && break; nap 0.05; done
 	rmdir $M/b
 fi
+
+# A kill -9 the daemon cannot finish dying from (src/fs/guard.h): the hierarchy
+# mounted twice, the second mount's serving thread stopped (ptrace), a lookup through
+# it holding its root's lock and an rmdir through the first blocking the second's
+# notifier in D. The guard aborts the connections, the daemon exits, and systemd
+# restarts it by itself.
+HOLD=$2/../fs/holddead
+M2=$(ucg_mnt sd-pids2 pids) || bad "the same hierarchy mounted twice"
+mkdir $M/q
+C2=$(awk -v m=$M2 '$5 == m { split($3, a, ":"); c = a[2] } END { print c }' /proc/self/mountinfo)
+tid_named() { local t; for t in /proc/$1/task/*; do [ "$(cat $t/comm)" = "$2" ] && basename $t; done; }
+SERVE=$(tid_named $P2 ucgfs/$C2)
+NOTE=$(tid_named $P2 ucgnote/$C2)
+"$HOLD" stop $SERVE > /tmp/stopped &
+T=$!
+for ((i = 0; i < 100; i++)); do grep -q stopped /tmp/stopped && break; nap 0.05; done
+if ! grep -q stopped /tmp/stopped; then
+	echo "  SKIP the guard round: cannot stop a thread with ptrace here"
+	SKIP=$((SKIP + 1))
+	kill $T 2>/dev/null
+else
+	stat $M2/a >/dev/null 2>&1 &
+	L=$!
+	nap 0.3
+	rmdir $M/q 2>/dev/null &
+	R=$!
+	for ((i = 0; i < 100; i++)); do [ "$(sed 's/.*) //' /proc/$P2/task/$NOTE/stat | cut -c1)" = D ] && break; nap 0.05; done
+	check "guard round: the notifier blocked" "$(sed 's/.*) //' /proc/$P2/task/$NOTE/stat | cut -c1)" "D"
+	t0=$(ms)
+	kill -9 $P2
+	for ((i = 0; i < 600; i++)); do
+		P3=$(main_pid)
+		[ "$P3" != 0 ] && [ "$P3" != "$P2" ] && "$UCG" ctl ping >/dev/null 2>&1 && break
+		nap 0.05
+	done
+	echo "  kill -9 of a daemon that cannot finish dying to a new one answering: $(($(ms) - t0)) ms"
+	check "guard round: systemd restarted the daemon by itself" \
+		"$(systemctl show -p NRestarts --value ucgroups.service) $([ -n "$P3" ] && [ "$P3" != "$P2" ] && echo new)" "2 new"
+	check "guard round: the old daemon is gone" "$(test -d /proc/$P2 && echo there || echo gone)" "gone"
+	check "guard round: the guard said so" \
+		"$(journalctl -u ucgroups.service --no-pager 2>/dev/null | grep -c "guard: daemon $P2 was killed and did not finish dying: aborted 2 of its 2")" "1"
+	for ((i = 0; i < 100; i++)); do grep -q " $M2 " /proc/self/mountinfo && serves $M2 && break; nap 0.05; done
+	check "guard round: both mounts served, the member kept" \
+		"$(cat $M/a/cgroup.procs 2>&1) $(cat $M2/a/cgroup.procs 2>&1)" "$S $S"
+	for p in $L $R $T; do wait $p 2>/dev/null; done
+	check "guard round: the blocked callers returned" "$(for p in $L $R $T; do kill -0 $p 2>/dev/null && echo $p; done | grep -c .)" "0"
+	umount $M2
+fi
 { kill -9 $S; wait $S; } 2>/dev/null
 rmdir $M/a
 umount $M
