@@ -58,7 +58,8 @@ static void *mnt_thread(void *arg)
 	ucg_free(m);
 	return NULL;
 }
-/* "ucgfs/N" serves connection N, "ucgnote/N" sends its notes: in ps -T, top -H and
+/* "ucgfs/N" serve connection N (with io_uring, one thread a CPU more), "ucgnote/N"
+ * sends its notes: in ps -T, top -H and
  * /proc/PID/task/TID/comm, which thread is stuck on which mount. */
 static void name_threads(struct mnt *m)
 {
@@ -69,6 +70,7 @@ static void name_threads(struct mnt *m)
 	snprintf(name, sizeof(name), "ucgfs/%u", m->conn);
 	name[15] = '\0'; /* the kernel keeps 15 bytes */
 	pthread_setname_np(m->thread, name);
+	ucgfs_uring_name_threads(m->uring, name); /* they serve it too */
 	snprintf(name, sizeof(name), "ucgnote/%u", m->conn);
 	name[15] = '\0';
 	pthread_setname_np(m->notifier, name);

@@ -85,6 +85,15 @@ int ucgfs_uring_new(struct fuse_session *se, const char *name, struct ucgfs_urin
 	return -EOPNOTSUPP;
 }
 
+void ucgfs_uring_name_threads(struct ucgfs_uring *u, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; u && i < u->nq; i++)
+		if (u->queues[i].thread_ok)
+			pthread_setname_np(u->queues[i].thread, name);
+}
+
 int ucgfs_uring_loop(struct ucgfs_uring *u, struct fuse_session *se)
 {
 	return fuse_session_loop(se);
@@ -667,6 +676,15 @@ int ucgfs_uring_new(struct fuse_session *se, const char *name, struct ucgfs_urin
 	}
 	*ret = u;
 	return 0;
+}
+
+void ucgfs_uring_name_threads(struct ucgfs_uring *u, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; u && i < u->nq; i++)
+		if (u->queues[i].thread_ok)
+			pthread_setname_np(u->queues[i].thread, name);
 }
 
 int ucgfs_uring_loop(struct ucgfs_uring *u, struct fuse_session *se)

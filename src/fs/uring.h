@@ -32,6 +32,8 @@ int ucgfs_uring_new(struct fuse_session *se, const char *name, struct ucgfs_urin
  * INTERRUPT, anything before every queue has registered) and, with u, the rings on
  * their threads, which are joined before it returns. u NULL: fuse_session_loop. */
 int ucgfs_uring_loop(struct ucgfs_uring *u, struct fuse_session *se);
+/* Names every queue thread (pthread_setname_np; at most 15 bytes). */
+void ucgfs_uring_name_threads(struct ucgfs_uring *u, const char *name);
 
 void ucgfs_uring_free(struct ucgfs_uring *u);
 

@@ -23,10 +23,10 @@ abort_conns() {
 	[ -n "$priv" ] && { umount "$priv" 2>/dev/null; rmdir "$priv"; }
 }
 conn_of() { awk -v m="$1" '$5 == m { split($3, a, ":"); c = a[2] } END { print c }' /proc/self/mountinfo; }
-tid_named() { # tid_named PID NAME
+tid_named() { # tid_named PID NAME: every thread of PID so named
 	local t
 	for t in /proc/$1/task/*; do
-		[ "$(cat $t/comm 2>/dev/null)" = "$2" ] && { basename $t; return; }
+		[ "$(cat $t/comm 2>/dev/null)" = "$2" ] && basename $t
 	done
 }
 guard_of() { # the daemon's guard: its child named ucg-guard
@@ -52,7 +52,8 @@ trap 'abort_conns; fs_cleanup' EXIT
 M=$(mnt a none,name=dcone) || { bad "mount"; fs_done; exit 1; }
 mkdir $M/x
 C=$(conn_of $M); CONNS+=($C)
-check "the serving thread is named after its connection" "$(tid_named $DAEMON_PID ucgfs/$C | grep -c .)" "1"
+check "the serving threads are named after their connection" \
+	"$(test "$(tid_named $DAEMON_PID ucgfs/$C | grep -c .)" -ge 1 && echo yes)" "yes"
 $HOLD getfd $DAEMON_PID > $SCRATCH/held &
 HOLDER=$!; PIDS+=($HOLDER)
 for i in $(seq 50); do grep -q held $SCRATCH/held && break; sleep 0.1; done
@@ -84,7 +85,7 @@ deadlock() {
 	serve=$(tid_named $DAEMON_PID ucgfs/$c2)
 	NOTE2=$(tid_named $DAEMON_PID ucgnote/$c2)
 	OLD=$DAEMON_PID
-	$HOLD stop $serve > $SCRATCH/stopped &
+	$HOLD stop $serve > $SCRATCH/stopped & # with io_uring, one thread a CPU as well
 	TRACER=$!; PIDS+=($TRACER)
 	for i in $(seq 50); do grep -q stopped $SCRATCH/stopped && break; sleep 0.1; done
 	if ! grep -q stopped $SCRATCH/stopped; then
@@ -116,6 +117,9 @@ callers_returned() {
 
 # --- round 2: the killed daemon cannot finish dying; its guard ends it ---
 M1=$(mnt b1 none,name=dctwo) && M2=$(mnt b2 none,name=dctwo) || { bad "mount twice"; fs_done; exit 1; }
+# Served over io_uring (the sanitizer pass turns it on), the hang does not happen: the
+# rings' teardown as the killed threads exit ends the waiting requests.
+URING=$(ls $M1 >/dev/null; "$UCG" ctl stats | awk '$1 == "uring_requests" { print ($2 > 0) }')
 GUARD=$(guard_of $DAEMON_PID)
 check "the daemon has a guard" "$(echo $GUARD | grep -c .)" "1"
 if ! deadlock $M1 $M2; then
@@ -127,12 +131,18 @@ else
 		timeout 0.5 stat -f $M1 2>&1 | grep -q 'not connected' && break
 	done
 	T1=$(date +%s%N)
-	echo "kill -9 to the mounts answering ENOTCONN (the guard's abort): $(((T1 - T0) / 1000000)) ms"
+	echo "kill -9 to the mounts answering ENOTCONN (the guard's abort; io_uring: the kernel's): $(((T1 - T0) / 1000000)) ms"
 	for i in $(seq 100); do kill -0 $GUARD 2>/dev/null || break; sleep 0.05; done
 	wait $OLD 2>/dev/null
 	check "round 2: the old daemon exited by itself" "$(kill -0 $OLD 2>/dev/null && echo alive || echo gone)" "gone"
-	check "round 2: the guard aborted its three connections" \
-		"$(grep -c "ucg: guard: daemon $OLD was killed and did not finish dying: aborted 3 of its 3 FUSE connections" $SCRATCH/daemon.log) $(grep -c "ucg: guard: daemon $OLD has exited" $SCRATCH/daemon.log)" "1 1"
+	if [ "$URING" = 1 ]; then
+		# the kernel's io_uring teardown at the exit ended the requests itself
+		check "round 2 (io_uring): the guard had nothing to do" \
+			"$(grep -c "ucg: guard: daemon $OLD" $SCRATCH/daemon.log)" "0"
+	else
+		check "round 2: the guard aborted its three connections" \
+			"$(grep -c "ucg: guard: daemon $OLD was killed and did not finish dying: aborted 3 of its 3 FUSE connections" $SCRATCH/daemon.log) $(grep -c "ucg: guard: daemon $OLD has exited" $SCRATCH/daemon.log)" "1 1"
+	fi
 	check "round 2: its mounts answer ENOTCONN, not hang" \
 		"$(timeout 2 stat -f $M1 2>&1 | grep -c 'not connected') $(timeout 2 stat -f $M2 2>&1 | grep -c 'not connected')" "1 1"
 	callers_returned "round 2"
@@ -146,7 +156,10 @@ fi
 # the killed daemon keeps its socket; a client says "no daemon", and the next daemon
 # aborts the connections and lets it go ---
 C1=$(mnt c1 none,name=dcthree) && C2=$(mnt c2 none,name=dcthree) || { bad "mount twice"; fs_done; exit 1; }
-if ! deadlock $C1 $C2; then
+if [ "$URING" = 1 ]; then
+	echo "SKIP round 3: over io_uring a killed daemon does not linger"
+	SKIP=$((SKIP + 1))
+elif ! deadlock $C1 $C2; then
 	SKIP=$((SKIP + 1))
 else
 	GUARD=$(guard_of $OLD)

@@ -4,9 +4,9 @@
  *   holddead getfd PID   takes copies of PID's /dev/fuse descriptors (pidfd_getfd):
  *                        after a kill -9 of PID its connections stay open, nobody
  *                        serving them; prints "held N", then waits to be killed
- *   holddead stop TID    stops thread TID alone (ptrace): its mount's requests wait
- *                        while the process's other threads run; prints "stopped",
- *                        then waits for the thread to end and exits
+ *   holddead stop TID... stops those threads alone (ptrace): their mount's requests
+ *                        wait while the process's other threads run; prints
+ *                        "stopped", then waits for the threads to end and exits
  */
 #include <dirent.h>
 #include <errno.h>
@@ -61,36 +61,43 @@ static int hold_fds(pid_t pid)
 		pause();
 }
 
-static int stop_thread(pid_t tid)
+/* Stops each thread alone (ptrace); the stops are kept (a stop reported here is not
+ * resumed) until the threads are killed, whose exits are reaped here so that their
+ * process can go. */
+static int stop_threads(int n, char **tids)
 {
-	int status;
+	int i, status, left = n;
 
-	if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0 || ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
-		perror("ptrace");
-		return 1;
-	}
-	if (waitpid(tid, &status, __WALL) < 0 || !WIFSTOPPED(status)) {
-		fprintf(stderr, "holddead: thread %d did not stop\n", (int)tid);
-		return 1;
+	for (i = 0; i < n; i++) {
+		pid_t tid = (pid_t)atoi(tids[i]);
+
+		if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0 ||
+		    ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
+			perror("ptrace");
+			return 1;
+		}
+		if (waitpid(tid, &status, __WALL) < 0 || !WIFSTOPPED(status)) {
+			fprintf(stderr, "holddead: thread %d did not stop\n", (int)tid);
+			return 1;
+		}
 	}
 	printf("stopped\n");
 	fflush(stdout);
-	/* Kept stopped (a stop reported here is not resumed) until it is killed; its
-	 * exit is reaped here so that its process can go. */
-	for (;;) {
-		if (waitpid(tid, &status, __WALL) < 0)
+	while (left) {
+		if (waitpid(-1, &status, __WALL) < 0)
 			return errno == ECHILD ? 0 : 1;
 		if (WIFEXITED(status) || WIFSIGNALED(status))
-			return 0;
+			left--;
 	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "getfd"))
 		return hold_fds((pid_t)atoi(argv[2]));
-	if (argc == 3 && !strcmp(argv[1], "stop"))
-		return stop_thread((pid_t)atoi(argv[2]));
-	fprintf(stderr, "usage: holddead getfd PID | stop TID\n");
+	if (argc >= 3 && !strcmp(argv[1], "stop"))
+		return stop_threads(argc - 2, argv + 2);
+	fprintf(stderr, "usage: holddead getfd PID | stop TID...\n");
 	return 2;
 }

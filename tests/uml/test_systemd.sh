@@ -145,7 +145,7 @@ C2=$(awk -v m=$M2 '$5 == m { split($3, a, ":"); c = a[2] } END { print c }' /pro
 tid_named() { local t; for t in /proc/$1/task/*; do [ "$(cat $t/comm)" = "$2" ] && basename $t; done; }
 SERVE=$(tid_named $P2 ucgfs/$C2)
 NOTE=$(tid_named $P2 ucgnote/$C2)
-"$HOLD" stop $SERVE > /tmp/stopped &
+"$HOLD" stop $SERVE > /tmp/stopped & # every thread serving it
 T=$!
 for ((i = 0; i < 100; i++)); do grep -q stopped /tmp/stopped && break; nap 0.05; done
 if ! grep -q stopped /tmp/stopped; then
