@@ -4,6 +4,7 @@
 #include "fs/deadconn.h"
 
 #include "fs/ctl.h"
+#include "host/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,32 +34,18 @@ static unsigned long long status_sigset(const char *status, const char *key)
 int ucgfs_pid_dying(pid_t pid)
 {
 	char path[64], buf[4096], *p;
-	ssize_t n;
-	int fd;
 
 	if (pid <= 0)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (procfs_read_small(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	p = strrchr(buf, ')'); /* the name may hold anything, even ") Z" */
 	if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
 		return 1; /* the leader exited; a live listener means a thread lingers */
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (procfs_read_small(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	/* a group kill queues SIGKILL on every thread; it may wait in a D state */
 	return ((status_sigset(buf, "\nSigPnd:\t") | status_sigset(buf, "\nShdPnd:\t")) &
 		(1ULL << (SIGKILL - 1))) != 0;
