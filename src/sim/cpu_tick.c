@@ -54,8 +54,8 @@
  * other is throttled at once (the fluid model runs both for 2.5 ms).
  *
  * Limits. The ticks of all CPUs are aligned (the kernel's default, no skew_tick);
- * at one tick the CPUs draw in turn from CPU k mod N at the k-th tick (the kernel's
- * CPUs race for the pool's lock).
+ * at one tick the CPUs draw in turn from a CPU drawn from the tick's number k
+ * (splitmix64(k) mod N; the kernel's CPUs race for the pool's lock).
  * Within a tick a runqueue runs at its fluid grant a_c, not in whole slices of the
  * tasks it shares the CPU with, so a group sharing a CPU uses its runtime at its
  * average rate between ticks. update_curr also runs at wake-ups, sleeps and
@@ -83,6 +83,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/prng.h"
 #include "controllers/charge.h"
 
 #define MIN_CFS_RQ_RUNTIME SIM_MSEC      /* kept at a return (min_cfs_rq_runtime) */
@@ -428,6 +429,7 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 {
 	bool changed = false;
 	unsigned c, i, c0;
+	uint64_t tick_no;
 	int q0;
 
 	/* the period timer first: a tick at the same instant draws on the new pool */
@@ -439,10 +441,14 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		    cg->period_start + cg->period_ns - s->now >= MIN_BW_EXPIRATION)
 			changed |= distribute(s, bw, cg);
 	}
-	/* the CPUs whose tick it is draw in turn, from a first CPU that moves on one
-	 * each tick: in the kernel they race for the pool's lock, and a fixed order
-	 * would always hand CPU 0 the last slice of a scarce pool */
-	c0 = cg->brq_n ? (unsigned)((uint64_t)(s->now / tick_ns(s)) % cg->brq_n) : 0;
+	/* the CPUs whose tick it is draw in turn, from a first CPU drawn afresh at each
+	 * tick from the tick's number: in the kernel they race for the pool's lock. A
+	 * fixed order would always hand CPU 0 the last slice of a scarce pool, and one
+	 * that moves on one a tick locks to a period of an even number of ticks (1 s at
+	 * HZ 250: the same CPU lost every period's last slice, a 0.196/0.204 split of
+	 * two siblings the kernel gives 0.200/0.200). */
+	tick_no = (uint64_t)(s->now / tick_ns(s));
+	c0 = cg->brq_n ? (unsigned)(ucg_splitmix64(&tick_no) % cg->brq_n) : 0;
 	q0 = rq_first(s, cg);
 	if (q0 == -2) {
 		for (i = 0; i < cg->brq_n; i++) {
