@@ -65,7 +65,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 
 	# the device held elsewhere
 	M=$(mnt h$r none,name=bh$r) && mkdir $M/x || exit 1
-	CONNS+=($(conn_of $M))
+	CONNS+=("$(conn_of $M):$M")
 	$HOLD getfd $DAEMON_PID > $SCRATCH/held &
 	H=$!; PIDS+=($H)
 	for i in $(seq 50); do grep -q held $SCRATCH/held && break; sleep 0.1; done

@@ -1,20 +1,26 @@
 # tests/fs/deadconn-lib.sh — a killed daemon that cannot finish dying, made on
 # purpose (sourced by tests/fs/fs_deadconn.sh and bench/bench_deadconn.sh, after
 # lib.sh): how it happens for real is in src/fs/deadconn.h. Needs holddead beside
-# FSOP; keeps every connection it touches in CONNS, which abort_conns ends (an EXIT
-# trap's job, so that nothing is left hung whatever happens).
+# FSOP; keeps every connection it touches in CONNS (CONN:DIR), which abort_conns ends
+# while still mounted there (an EXIT trap's job: nothing is left hung whatever happens).
 HOLD=$(dirname "$FSOP")/holddead
 CONNS=()
 
-# Whatever happens, no hung mount or unkillable process is left behind.
+# Whatever happens, no hung mount or unkillable process is left behind. CONNS holds
+# CONN:DIR pairs: a connection is aborted only while it still serves a mount at its
+# directory, since a minor freed by an umount is soon another FUSE mount's (a test
+# beside this one, say).
 abort_conns() {
-	local c ctl=/sys/fs/fuse/connections priv
+	local e c dir ctl=/sys/fs/fuse/connections priv
 	[ ${#CONNS[@]} -gt 0 ] || return 0
 	if [ "$(stat -f -c %t $ctl 2>/dev/null)" != 65735543 ]; then
 		priv=$(mktemp -d /tmp/ucgfusectl.XXXXXX)
 		mount -t fusectl fusectl "$priv" 2>/dev/null && ctl=$priv
 	fi
-	for c in "${CONNS[@]}"; do
+	for e in "${CONNS[@]}"; do
+		c=${e%%:*}; dir=${e#*:}
+		awk -v d="$dir" -v c="0:$c" '$5 == d && $3 == c { f = 1 } END { exit !f }' \
+			/proc/self/mountinfo || continue
 		[ -e "$ctl/$c/abort" ] && echo 1 > "$ctl/$c/abort" 2>/dev/null
 	done
 	[ -n "$priv" ] && { umount "$priv" 2>/dev/null; rmdir "$priv"; }
@@ -46,7 +52,7 @@ until_state() {
 deadlock() {
 	mkdir $1/X $1/Q
 	local c1=$(conn_of $1) c2=$(conn_of $2) serve
-	CONNS+=($c1 $c2)
+	CONNS+=("$c1:$1" "$c2:$2")
 	serve=$(tid_named $DAEMON_PID ucgfs/$c2)
 	NOTE2=$(tid_named $DAEMON_PID ucgnote/$c2)
 	OLD=$DAEMON_PID

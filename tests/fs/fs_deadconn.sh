@@ -16,7 +16,7 @@ trap 'abort_conns; fs_cleanup' EXIT
 # --- round 1: the device held by another process ---
 M=$(mnt a none,name=dcone) || { bad "mount"; fs_done; exit 1; }
 mkdir $M/x
-C=$(conn_of $M); CONNS+=($C)
+C=$(conn_of $M); CONNS+=("$C:$M")
 check "the serving threads are named after their connection" \
 	"$(test "$(tid_named $DAEMON_PID ucgfs/$C | grep -c .)" -ge 1 && echo yes)" "yes"
 $HOLD getfd $DAEMON_PID > $SCRATCH/held &
