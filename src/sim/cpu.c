@@ -127,9 +127,10 @@
  * would add exact zeros). s->cpu_full forces
  * the recompute from scratch (src/sim/test_sim_cpu_incr.c runs the shipped and
  * randomized scenarios both ways and compares every rate after every recompute).
- * When only a CPU timer fired since the last recompute, the runnable tasks are not
- * gathered again, and quotas and shares are read again only after a control-file
- * write. What stays per event: settling the time of the tasks whose rate changed,
+ * When nothing the gather reads changed since it last ran (only CPU timers dirtied
+ * the model; I/O and memory events between them do not count: sim_cpu_changed), the
+ * runnable tasks are not gathered again, and quotas and shares are read again only
+ * after a control-file write. What stays per event: settling the time of the tasks whose rate changed,
  * a look at each group with a quota for the earliest CFS event, the balancer's
  * look at the root loads, and the water-filling of every CPU whose tree changed —
  * when a quota throttles a group, each of its CPUs, where every entity's rate
@@ -484,10 +485,9 @@ void sim_cpu_update(struct sim *s)
 	st->bw.nflip = 0;
 	if (sim_cpu_lz_prepare(s, st, hard) < 0)
 		goto out;
-	if (st->gathered && st->bw_nevents && st->bw_nevents == s->nevents &&
-	    st->g_memb == s->memb_epoch && st->g_cfg == s->cfg_epoch &&
-	    st->g_ntasks == s->ntasks && st->g_ncgs == s->ncgs && st->g_nhier == s->nhier &&
-	    st->g_ncpus == s->nr_cpus && st->g_hi == hi) {
+	if (st->gathered && st->g_inputs == s->cpu_inputs && st->g_memb == s->memb_epoch &&
+	    st->g_cfg == s->cfg_epoch && st->g_ntasks == s->ntasks && st->g_ncgs == s->ncgs &&
+	    st->g_nhier == s->nhier && st->g_ncpus == s->nr_cpus && st->g_hi == hi) {
 		/* only throttling changed: the same runnable tasks on the same CPUs
 		 * (place_new would keep every one where it is) */
 		s->cpu_shortcuts++;
@@ -495,6 +495,7 @@ void sim_cpu_update(struct sim *s)
 		if (gather(s, st, hi) < 0)
 			goto out;
 		st->gathered = !s->cpu_full;
+		st->g_inputs = s->cpu_inputs;
 		st->g_memb = s->memb_epoch;
 		st->g_cfg = s->cfg_epoch;
 		st->g_ntasks = s->ntasks;
@@ -503,8 +504,6 @@ void sim_cpu_update(struct sim *s)
 		st->g_ncpus = s->nr_cpus;
 		st->g_hi = hi;
 	}
-	st->bw_nevents = 0;
-	st->upd_nevents = s->nevents;
 	r = sim_cpu_balance(s, st);
 	if (r < 0)
 		goto out;
@@ -575,11 +574,6 @@ struct cpu_bw *sim_cpu_bw_of(struct sim *s)
 
 void sim_cpu_throttling_changed(struct sim *s)
 {
-	struct cpu_state *st = s->cpu_state;
-
-	/* the first event since the last recompute, and the only one if the
-	 * recompute follows it: the runnable set still holds */
-	if (st && !s->cpu_dirty && s->nevents == st->upd_nevents)
-		st->bw_nevents = s->nevents + 1;
+	/* not an input of the gather (s->cpu_inputs stays): the runnable set holds */
 	s->cpu_dirty = true;
 }

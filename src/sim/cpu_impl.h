@@ -191,13 +191,13 @@ struct cpu_state {
 	struct sim_task **pl; /* tasks with cpuacct_pend, to flush */
 	size_t npl, cpl;
 	sim_time settled_at; /* every task's time was settled at this instant, or -1 */
-	/* The runnable set (rt, want, mask, any) of the last gather is reused when the
-	 * only event since was a CPU timer (throttling changed, nothing else could
-	 * have): then the tasks, their cgroups, cpusets, freezer states and affinities
-	 * are those the last gather read. */
-	bool gathered;          /* rt.. hold the last recompute's runnable set */
-	uint64_t upd_nevents;   /* s->nevents when the last recompute ran */
-	uint64_t bw_nevents;    /* s->nevents after the timer that alone dirtied, or 0 */
+	/* The runnable set (rt, want, mask, any) of the last gather is reused when
+	 * only CPU timers dirtied the model since (no sim_cpu_changed, no epoch, count
+	 * or hierarchy moved): then the tasks, their cgroups, cpusets, freezer states
+	 * and affinities are those the last gather read. Other events (I/O, memory)
+	 * between two timers no longer force a gather. */
+	bool gathered;          /* rt.. hold the last gather's runnable set */
+	uint64_t g_inputs;      /* s->cpu_inputs at that gather */
 	uint64_t g_memb, g_cfg; /* the epochs, counts and hierarchy of that gather */
 	size_t g_ntasks, g_ncgs, g_nhier;
 	unsigned g_ncpus;

@@ -86,7 +86,7 @@ static void changed(struct sim *s)
 	s->cfg_epoch++;
 	s->cfg_writes++;
 	s->memb_epoch++;
-	s->cpu_dirty = true;
+	sim_cpu_changed(s);
 }
 
 static int ex_mount(struct sim *s, struct sim_cmd *c)
@@ -144,7 +144,7 @@ static int ex_mkdir(struct sim *s, struct sim_cmd *c)
 		return sim_fail(s, c->line, r, "mkdir: cannot create directory '%s'", c->argv[1]);
 	if (s->view_err) /* the observer could not hang the new cgroup's data */
 		return sim_fail(s, c->line, s->view_err, "mkdir");
-	s->cpu_dirty = true;
+	sim_cpu_changed(s);
 	return 0;
 }
 
@@ -160,7 +160,7 @@ static int ex_rmdir(struct sim *s, struct sim_cmd *c)
 	r = ucg_fs_rmdir(s->e, hi->h, path, &s->root_cred);
 	if (r < 0)
 		return sim_fail(s, c->line, r, "rmdir: failed to remove '%s'", c->argv[1]);
-	s->cpu_dirty = true;
+	sim_cpu_changed(s);
 	return 0;
 }
 
@@ -180,7 +180,7 @@ static int ex_mv(struct sim *s, struct sim_cmd *c)
 	if (r < 0)
 		return sim_fail(s, c->line, r, "mv: cannot move '%s' to '%s'", c->argv[1],
 				c->argv[2]);
-	s->cpu_dirty = true;
+	sim_cpu_changed(s);
 	return 0;
 }
 
@@ -210,7 +210,7 @@ static int ex_echo(struct sim *s, struct sim_cmd *c)
 		return sim_fail(s, c->line, r, "echo: write error");
 	/* the written cgroup and its subtree read their control values again: the
 	 * engine tells the observer (cgroups.c) */
-	s->cpu_dirty = true;
+	sim_cpu_changed(s);
 	return 0;
 }
 
@@ -249,7 +249,7 @@ static int ex_cpus(struct sim *s, struct sim_cmd *c)
 
 	sim_parse_uint(c->argv[1], 4096, &v);
 	s->nr_cpus = (unsigned)v;
-	s->cpu_dirty = true;
+	sim_cpu_changed(s);
 	return 0;
 }
 
@@ -294,7 +294,7 @@ static int ex_set(struct sim *s, struct sim_cmd *c)
 			s->cfs_slice = t;
 		/* every quota is read again: a model change restarts its periods */
 		s->cfg_writes++;
-		s->cpu_dirty = true;
+		sim_cpu_changed(s);
 	}
 	return 0;
 }
@@ -450,7 +450,7 @@ static int ex_taskset(struct sim *s, struct sim_cmd *c)
 	if (!t)
 		return s->run_err;
 	sim_cpulist_parse(c->argv[2], &t->affinity);
-	s->cpu_dirty = true;
+	sim_cpu_changed(s);
 	return 0;
 }
 

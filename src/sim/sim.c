@@ -333,7 +333,7 @@ int sim_task_exit(struct sim *s, struct sim_task *t)
 	sim_io_cancel(s, t);
 	sim_task_release_mem(s, t);
 	if (t->cpu_demand > 0)
-		s->cpu_dirty = true;
+		sim_cpu_changed(s);
 	t->cpu_demand = 0;
 	r = ucg_task_exit(s->e, t->tid);
 	if (r == 0)
@@ -347,7 +347,7 @@ int sim_task_exit(struct sim *s, struct sim_task *t)
 void sim_task_set_demand(struct sim *s, struct sim_task *t, double d)
 {
 	t->cpu_demand = d;
-	s->cpu_dirty = true;
+	sim_cpu_changed(s);
 	if (d > 0 && !t->cpu_listed) {
 		size_t j;
 
@@ -420,7 +420,7 @@ static void prov_task_moved(void *ctx, struct ucg_engine *e, int tid, int hierar
 	/* only this task's memberships changed: it asks the engine again */
 	if (t)
 		t->memb_epoch = UINT64_MAX;
-	s->cpu_dirty = true;
+	sim_cpu_changed(s);
 }
 
 static const struct ucg_provider_ops sim_provider = {

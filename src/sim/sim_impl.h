@@ -375,6 +375,10 @@ struct sim {
 	unsigned nr_cpus;
 	sim_time cpu_last;       /* rates valid since */
 	bool cpu_dirty;
+	/* bumped by every change the CPU model's gather reads (sim_cpu_changed): a
+	 * recompute with no bump since the last gather, nor an epoch moved, reuses
+	 * that gather's runnable set */
+	uint64_t cpu_inputs;
 	struct sim_event_src cpu_ev;
 	uint64_t cpu_gen;
 	int64_t idle_ns;
@@ -488,6 +492,14 @@ void sim_cgroups_fini(struct sim *s);
 /* The scenario mounted h as hi: the root's data learns its hierarchy. 0 or -ENOMEM. */
 int sim_cgroups_mounted(struct sim *s, struct sim_hier *hi);
 /* The data of engine cgroup cg; NULL for NULL or a cgroup the simulator has none of. */
+/* A task's demand, life, affinity or memberships changed (anything but a CPU
+ * timer's throttling): the CPU model recomputes and gathers the runnable tasks again. */
+static inline void sim_cpu_changed(struct sim *s)
+{
+	s->cpu_dirty = true;
+	s->cpu_inputs++;
+}
+
 static inline struct sim_cg *sim_cg_of(const struct sim *s, const struct ucg_cgroup *cg)
 {
 	return cg ? (struct sim_cg *)ucg_cgroup_priv(cg, s->obs_id) : NULL;

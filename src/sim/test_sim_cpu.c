@@ -382,11 +382,14 @@ static void test_idle_periods_not_counted(void)
 	sim_free(s);
 }
 
-/* A recompute after a CPU timer alone reuses the last runnable set; with every other
- * event between them (busy, taskset, freezing, moves, spawns, config) it must not.
- * The same run with the shortcut off gives the same numbers to the ns. */
+/* A recompute after CPU timers alone reuses the last runnable set, also with I/O
+ * events between them (the writer's requests); with any change the gather reads
+ * (busy, taskset, freezing, moves, spawns, config) it must not. The same run with
+ * the shortcut off gives the same numbers to the ns. */
 static const char shortcut_text[] =
 	"cpus 4\nmount -o cpu,cpuacct cpu\nmount -o freezer fz\nmount -o cpuset cs\n"
+	"memory 1G\ndevice sda 8:0 bps=20M\nfile logs dev=sda\n"
+	"at 50ms write t6 logs 6M\nat 420ms write t3 logs 3M\n"
 	"mkdir cpu/p\nmkdir cpu/p/a\nmkdir cpu/p/b\nmkdir cpu/q\nmkdir fz/f\nmkdir cs/c\n"
 	"echo 0 > cs/c/cpuset.mems\necho 2-3 > cs/c/cpuset.cpus\n"
 	"echo 5000 > cpu/p/cpu.cfs_period_us\necho 3000 > cpu/p/cpu.cfs_quota_us\n"

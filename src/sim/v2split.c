@@ -141,7 +141,7 @@ static int put(struct sim *s, struct sim_cg *cg, const char *file, const char *v
 	snprintf(path, sizeof(path), "%s%s%s", p, strcmp(p, "/") ? "/" : "", file);
 	r = ucg_fs_write_all(s->e, cg->hier->h, path, &s->root_cred, value, strlen(value));
 	if (r == 0)
-		s->cpu_dirty = true;
+		sim_cpu_changed(s);
 	return r;
 }
 
