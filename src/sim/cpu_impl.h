@@ -53,6 +53,8 @@ struct rq {
 	bool up;                   /* d changed: the parent's sums must be redone */
 	bool lzch;                 /* group_redo scratch: published in this pass */
 	bool lzvis;                /* group_redo scratch: to be relinked */
+	bool chg;                  /* summed since its CPU's last share reached it: what
+				    * it or a runqueue below it holds may have changed */
 	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
 	double d;                  /* CPUs its tasks want here */
 	double w;                  /* its group entity's weight on this CPU */

@@ -346,6 +346,11 @@ static void rq_sum(struct cpu_state *st, int q)
 	r->d = d;
 	r->dirty = false;
 	h_stale(st, r->cpu);
+	/* the share may not replay it or any runqueue above it (cpu_share.c); always
+	 * up to the root: a flag left set on an rq the share did not reach must not
+	 * stop the walk */
+	for (; q >= 0; q = st->rq[q].parent)
+		st->rq[q].chg = true;
 }
 
 /* Lazy weights (the tick model). In the kernel a group entity's weight on a CPU,

@@ -103,6 +103,36 @@ static inline void run_add(struct cpu_state *st, int cpu, int k, struct sim_task
 	r->k[r->n++] = k;
 }
 
+/* What share_rq would do for q when neither its capacity nor anything below it
+ * changed since the share that last reached it (q not chg): every grant and rate
+ * comes out as it is, so only the lists are made again, in share_rq's order (child
+ * groups by descending id, each followed by its subtree, then the tasks). */
+static void share_replay(struct sim *s, struct cpu_state *st, int q)
+{
+	int c, k;
+
+	st->rq[q].chg = false;
+	for (c = st->rq[q].first_child; c >= 0; c = st->rq[c].next_sib) {
+		struct rq *r = &st->rq[c];
+		int t = r->first_task;
+
+		if (!(r->d > 0))
+			continue;
+		r->a = r->a_prev;
+		r->next_reached = st->reached[r->cpu];
+		st->reached[r->cpu] = c;
+		if (r->first_child < 0 && t >= 0 && st->tnext[t] < 0) {
+			if (st->trate[t] > 0)
+				run_add(st, r->cpu, t, s->tasks[t]);
+		} else {
+			share_replay(s, st, c);
+		}
+	}
+	for (k = st->rq[q].first_task; k >= 0; k = st->tnext[k])
+		if (st->want[k] > 0 && st->trate[k] > 0)
+			run_add(st, st->rq[q].cpu, k, s->tasks[k]);
+}
+
 /* Shares cap CPUs of one runqueue among its entities (wf[top..) is free scratch);
  * each group entity's grant is noted in its rq, which joins its CPU's reached list. */
 static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, size_t top)
@@ -111,6 +141,8 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 	struct wkey *key = st->wk + top;
 	size_t n = 0, i;
 	int c, k;
+
+	st->rq[q].chg = false;
 
 	for (c = st->rq[q].first_child; c >= 0; c = st->rq[c].next_sib)
 		if (st->rq[c].d > 0) {
@@ -150,6 +182,7 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 		} else {
 			struct rq *r = &st->rq[v[i].rq];
 			int t = r->first_task;
+			bool same = !r->chg && v[i].a == r->a_prev;
 
 			r->a = v[i].a;
 			r->next_reached = st->reached[r->cpu];
@@ -168,6 +201,8 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 				cpu_rate_set(st, t, s->tasks[t], a);
 				if (a > 0)
 					run_add(st, r->cpu, t, s->tasks[t]);
+			} else if (same) {
+				share_replay(s, st, v[i].rq);
 			} else {
 				share_rq(s, st, v[i].rq, v[i].a, top + n);
 			}
