@@ -280,7 +280,6 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->moves);
 	ucg_free(st->cpu_root);
 	ucg_free(st->chead);
-	ucg_free(st->reached);
 	ucg_free(st->oldr);
 	ucg_free(st->reshare);
 	ucg_free(st->order);
@@ -293,6 +292,9 @@ void sim_cpu_fini(struct sim *s)
 		ucg_free(st->runs[i].k);
 	}
 	ucg_free(st->runs);
+	for (i = 0; st->reach && i < st->ccpu; i++)
+		ucg_free(st->reach[i].q);
+	ucg_free(st->reach);
 	ucg_free(st->wf);
 	ucg_free(st->wk);
 	ucg_free(st->lz);

@@ -47,7 +47,6 @@ struct rq {
 	int next_of_cg;            /* the group's rq on its next higher CPU */
 	int first_child, next_sib; /* linked child groups' rqs here, descending id */
 	int first_task;            /* runnable tasks queued here, ascending task index */
-	int next_reached;          /* in its CPU's list of rqs the last share reached */
 	bool dirty;                /* load and d to be summed again */
 	bool gone;                 /* listed in st->gone */
 	bool up;                   /* d changed: the parent's sums must be redone */
@@ -71,6 +70,14 @@ struct rq {
 struct cpu_run {
 	struct sim_task **t;
 	int *k;
+	size_t n, cap;
+};
+
+/* The rqs one CPU's last share reached, in the order it reached them: an array, not
+ * a list through the rqs, so that the next share takes their grants back without a
+ * chain of dependent loads. */
+struct cpu_reach {
+	int *q;
 	size_t n, cap;
 };
 
@@ -161,8 +168,8 @@ struct cpu_state {
 	/* per CPU */
 	int *cpu_root; /* the root's rq, -1 */
 	int *chead;    /* runnable tasks queued on it, ascending index */
-	int *reached;  /* rqs the last share reached */
-	int *oldr;     /* share scratch: the rqs the share before reached */
+	struct cpu_reach *reach; /* rqs the last share reached */
+	int *oldr;               /* share scratch: the array the share before filled */
 	size_t coldr;
 	bool *reshare;
 	int *order;       /* CPUs by descending root load, as the balancer last sorted */

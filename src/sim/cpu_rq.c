@@ -93,18 +93,24 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		st->nslots = nslots;
 	if (ncpu > st->ccpu) {
 		void **arr[] = { (void **)&st->cpu_root, (void **)&st->chead,
-				 (void **)&st->reached,  (void **)&st->reshare,
-				 (void **)&st->order,    (void **)&st->cpu_load,
-				 (void **)&st->hgen,     (void **)&st->minh_gen,
-				 (void **)&st->minh };
-		size_t sz[] = { sizeof(int),      sizeof(int),      sizeof(int),
-				sizeof(bool),     sizeof(int),      sizeof(double),
-				sizeof(uint32_t), sizeof(uint32_t), sizeof(double) };
+				 (void **)&st->reshare,  (void **)&st->order,
+				 (void **)&st->cpu_load, (void **)&st->hgen,
+				 (void **)&st->minh_gen, (void **)&st->minh };
+		size_t sz[] = {
+			sizeof(int),    sizeof(int),      sizeof(bool),     sizeof(int),
+			sizeof(double), sizeof(uint32_t), sizeof(uint32_t), sizeof(double)
+		};
 
 		struct cpu_run *runs;
+		struct cpu_reach *reach;
 
-		if (resize_all(arr, sz, 9, ncpu) < 0)
+		if (resize_all(arr, sz, 8, ncpu) < 0)
 			return -ENOMEM;
+		reach = ucg_realloc(st->reach, ncpu * sizeof(*reach));
+		if (!reach)
+			return -ENOMEM;
+		memset(reach + st->ccpu, 0, (ncpu - st->ccpu) * sizeof(*reach));
+		st->reach = reach;
 		for (i = st->ccpu; i < ncpu; i++)
 			st->hgen[i] = st->minh_gen[i] = 0; /* 0: nothing kept (gens start at 1) */
 		runs = ucg_realloc(st->runs, ncpu * sizeof(*runs));
@@ -200,7 +206,7 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 	q->cg = cg;
 	q->cpu = cpu;
 	q->slot = idx;
-	q->parent = q->first_child = q->next_sib = q->first_task = q->next_reached = -1;
+	q->parent = q->first_child = q->next_sib = q->first_task = -1;
 	/* the group's rqs stay in CPU order: its sums run in CPU order */
 	for (pp = &st->g_first[idx]; *pp >= 0 && st->rq[*pp].cpu < cpu;
 	     pp = &st->rq[*pp].next_of_cg)
@@ -243,7 +249,8 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 		for (j = 0; j < st->runs[i].n; j++)
 			cpu_rate_set(st, st->runs[i].k[j], st->runs[i].t[j], 0);
 		st->runs[i].n = 0;
-		st->cpu_root[i] = st->chead[i] = st->reached[i] = -1;
+		st->cpu_root[i] = st->chead[i] = -1;
+		st->reach[i].n = 0;
 		st->reshare[i] = false;
 		h_stale(st, (int)i);
 	}

@@ -92,6 +92,19 @@ static bool run_grow(struct cpu_state *st, struct cpu_run *r)
 	return true;
 }
 
+/* Notes rq q as reached by its CPU's share; one left out for want of memory would
+ * keep its grant (the run fails: st->run_err). */
+static inline void reach_add(struct cpu_state *st, int cpu, int q)
+{
+	struct cpu_reach *r = &st->reach[cpu];
+
+	if (r->n == r->cap && sim_cpu_grow((void **)&r->q, &r->cap, r->n + 1, sizeof(*r->q)) < 0) {
+		st->run_err = true;
+		return;
+	}
+	r->q[r->n++] = q;
+}
+
 static inline void run_add(struct cpu_state *st, int cpu, int k, struct sim_task *t)
 {
 	struct cpu_run *r = &st->runs[cpu];
@@ -119,8 +132,7 @@ static void share_replay(struct sim *s, struct cpu_state *st, int q)
 		if (!(r->d > 0))
 			continue;
 		r->a = r->a_prev;
-		r->next_reached = st->reached[r->cpu];
-		st->reached[r->cpu] = c;
+		reach_add(st, r->cpu, c);
 		if (r->first_child < 0 && t >= 0 && st->tnext[t] < 0) {
 			if (st->trate[t] > 0)
 				run_add(st, r->cpu, t, s->tasks[t]);
@@ -185,8 +197,7 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 			bool same = !r->chg && v[i].a == r->a_prev;
 
 			r->a = v[i].a;
-			r->next_reached = st->reached[r->cpu];
-			st->reached[r->cpu] = v[i].rq;
+			reach_add(st, r->cpu, v[i].rq);
 			if (r->a != r->a_prev) {
 				cpu_mark_alloc(st, r->slot);
 				r->a_prev = r->a;
@@ -218,9 +229,10 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 {
 	struct cpu_run *r = &st->runs[c];
-	size_t i, nold = 0, nk = r->n;
-	bool kept = false, room;
-	int q;
+	struct cpu_reach *rc = &st->reach[c];
+	size_t i, nold = rc->n, cold = rc->cap, nk = r->n;
+	int *old = rc->q;
+	bool kept = false;
 
 	/* The tasks it gave a rate and still holds lose it unless this share gives
 	 * them one (one that left lost its rate then, and may have its new CPU's
@@ -242,16 +254,14 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 				cpu_rate_set(st, r->k[i], r->t[i], 0);
 	}
 	r->n = 0;
-	/* no more rqs were reached than there are */
-	room = sim_cpu_grow((void **)&st->oldr, &st->coldr, st->nrq, sizeof(int)) == 0;
-	for (q = st->reached[c]; q >= 0; q = st->rq[q].next_reached) {
-		st->rq[q].a = 0;
-		if (room)
-			st->oldr[nold++] = q;
-		else
-			cpu_mark_alloc(st, st->rq[q].slot); /* not looked at again */
-	}
-	st->reached[c] = -1;
+	/* the last share's array becomes the scratch, the scratch this share's */
+	rc->q = st->oldr;
+	rc->cap = st->coldr;
+	rc->n = 0;
+	st->oldr = old;
+	st->coldr = cold;
+	for (i = 0; i < nold; i++)
+		st->rq[old[i]].a = 0;
 	if (st->cpu_root[c] >= 0)
 		share_rq(s, st, st->cpu_root[c], 1.0, 0);
 	for (i = 0; kept && i < nk; i++) {
@@ -261,9 +271,10 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 		    st->rq[st->tq[k]].cpu == (int)c)
 			cpu_rate_set(st, k, s->tasks[k], 0);
 	}
-	/* the groups reached before and not now lost their grant here */
-	for (i = 0; i < nold; i++) {
-		struct rq *o = &st->rq[st->oldr[i]];
+	/* the groups reached before and not now lost their grant here (the latest
+	 * reached first, as when the rqs were a list pushed at its head) */
+	for (i = nold; i-- > 0;) {
+		struct rq *o = &st->rq[old[i]];
 
 		if (o->a != o->a_prev) {
 			cpu_mark_alloc(st, o->slot);
