@@ -54,6 +54,7 @@ void sim_cpu_place_new(struct sim *s, struct cpu_state *st)
 	size_t i;
 	unsigned c;
 
+	st->order_ok = false; /* cpu_load holds demands here */
 	for (c = 0; c < s->nr_cpus; c++)
 		st->cpu_load[c] = 0;
 	for (i = 0; i < st->nrt; i++) {
@@ -82,14 +83,26 @@ void sim_cpu_place_new(struct sim *s, struct cpu_state *st)
 	}
 }
 
-static int cmp_load_desc(const void *pa, const void *pb, void *ctx)
+/* CPU a before CPU b in the balancer's order: by descending load, ties by number */
+static inline bool load_before(const double *load, int a, int b)
 {
-	const double *load = ctx;
-	int a = *(const int *)pa, b = *(const int *)pb;
+	return load[a] > load[b] || (load[a] == load[b] && a < b);
+}
 
-	if (load[a] != load[b])
-		return load[a] > load[b] ? -1 : 1;
-	return a - b;
+/* Puts the CPU at order[p], whose load moved, back in its place, the rest being in
+ * order. After a move the source's load went down and the destination's (below it:
+ * less loaded) up; fixed one after the other, the two come out in order: the source
+ * stops above the destination only when it is at least as far up as the
+ * destination's new place, and so above everything that was below it. */
+static void order_fix(int *order, unsigned n, unsigned p, const double *load)
+{
+	int x = order[p];
+
+	for (; p > 0 && load_before(load, x, order[p - 1]); p--)
+		order[p] = order[p - 1];
+	for (; p + 1 < n && load_before(load, order[p + 1], x); p++)
+		order[p] = order[p + 1];
+	order[p] = x;
 }
 
 /* One balancing move: from the most loaded CPU that has a movable task, the task
@@ -109,19 +122,25 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 		for (c = 0; c < n; c++)
 			st->order[c] = (int)c;
 		st->order_n = n;
+		st->order_ok = false;
 	}
 	/* The order is total, so any sort gives the same sequence. Insertion sort
-	 * starting from the last call's order: a move changes two CPUs' loads and a
-	 * recompute a few, so the order is nearly sorted already and this is about n
-	 * comparisons (qsort's n log n, with its allocations, was a fifth of a
-	 * 64-CPU run: bench_sim_events sim.hour_64cpu_s) */
-	for (c = 1; c < n; c++) {
-		int x = st->order[c];
-		unsigned j = c;
+	 * starting from the last call's order: a recompute changes a few CPUs' loads,
+	 * so the order is nearly sorted already and this is about n comparisons
+	 * (qsort's n log n, with its allocations, was a fifth of a 64-CPU run:
+	 * bench_sim_events sim.hour_64cpu_s). Within a round only the moves change
+	 * loads, and each puts its two CPUs back in place itself (order_fix): the
+	 * sort runs once a round, not once a move. */
+	if (!st->order_ok) {
+		for (c = 1; c < n; c++) {
+			int x = st->order[c];
+			unsigned j = c;
 
-		for (; j > 0 && cmp_load_desc(&x, &st->order[j - 1], st->cpu_load) < 0; j--)
-			st->order[j] = st->order[j - 1];
-		st->order[j] = x;
+			for (; j > 0 && load_before(st->cpu_load, x, st->order[j - 1]); j--)
+				st->order[j] = st->order[j - 1];
+			st->order[j] = x;
+		}
+		st->order_ok = true;
 	}
 	for (k = 0; k < n; k++) {
 		int src = st->order[k], best = -1, bdst = -1;
@@ -180,6 +199,10 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 			st->moved[best] = st->stamp;
 			st->cpu_load[src] -= bh;
 			st->cpu_load[bdst] += bh;
+			order_fix(st->order, n, k, st->cpu_load);
+			for (c = 0; c < n && st->order[c] != bdst; c++)
+				;
+			order_fix(st->order, n, c, st->cpu_load);
 			return best;
 		}
 	}

@@ -174,6 +174,7 @@ struct cpu_state {
 	bool *reshare;
 	int *order;       /* CPUs by descending root load, as the balancer last sorted */
 	unsigned order_n; /* ... for this many CPUs (0: not yet) */
+	bool order_ok;    /* ... and sorted by the loads as they are now */
 	double *cpu_load; /* the root runqueue's load */
 	/* A CPU's hgen changes whenever a runqueue on it changes its sums, weight or
 	 * link (what task_h_load reads): the h_loads kept in its rqs, and minh (the

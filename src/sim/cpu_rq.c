@@ -653,6 +653,7 @@ int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 	st->gmax_dirty = -1;
 	for (c = 0; c < s->nr_cpus; c++)
 		st->cpu_load[c] = st->cpu_root[c] >= 0 ? st->rq[st->cpu_root[c]].load : 0;
+	st->order_ok = false; /* the balancer sorts the CPUs again */
 	return 0;
 }
 
