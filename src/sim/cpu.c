@@ -263,13 +263,8 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->gdirty);
 	ucg_free(st->g_shares);
 	ucg_free(st->alloc_list);
-	ucg_free(st->tq);
-	ucg_free(st->tnext);
+	ucg_free(st->tk);
 	ucg_free(st->cnext);
-	ucg_free(st->want);
-	ucg_free(st->trate);
-	ucg_free(st->ttid);
-	ucg_free(st->rgen);
 	ucg_free(st->oldk);
 	ucg_free(st->mask);
 	ucg_free(st->any);
@@ -363,16 +358,16 @@ static int gather(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t, ifrz)) {
 			t->cpu = -1;
 			cpu_rate_set(st, k, t, 0);
-			if (st->tq[k] >= 0)
+			if (st->tk[k].q >= 0)
 				sim_cpu_task_dequeue(s, st, k);
 			continue;
 		}
 		st->rt[st->nrt++] = k;
 		want = t->cpu_demand > 1 ? 1 : t->cpu_demand;
-		if (want != st->want[k]) {
-			st->want[k] = want;
-			if (st->tq[k] >= 0)
-				cpu_mark_dirty(st, st->tq[k]);
+		if (want != st->tk[k].want) {
+			st->tk[k].want = want;
+			if (st->tk[k].q >= 0)
+				cpu_mark_dirty(st, st->tk[k].q);
 		}
 		task_mask(s, st, k, ics);
 		if (t->cpu < 0 || (unsigned)t->cpu >= s->nr_cpus ||
@@ -445,7 +440,7 @@ void sim_cpu_update(struct sim *s)
 	if (sim_cpu_state_reserve(st, s->ntasks, s->ncgs + 1, s->nr_cpus) < 0)
 		goto out;
 	for (; st->ntid < s->ntasks; st->ntid++)
-		st->ttid[st->ntid] = s->tasks[st->ntid]->tid;
+		st->tk[st->ntid].tid = s->tasks[st->ntid]->tid;
 	hard = !st->valid || st->ncpu != s->nr_cpus || st->hi != hi;
 	if (hard || s->cpu_full)
 		sim_cpu_state_reset(s, st, hi);

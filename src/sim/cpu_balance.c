@@ -20,13 +20,13 @@
  * group holds it. */
 static double task_h_load(struct cpu_state *st, int k)
 {
-	int q0 = st->tq[k], q = q0;
-	double h = NICE0 * st->want[k];
+	int q0 = st->tk[k].q, q = q0;
+	double h = NICE0 * st->tk[k].want;
 	struct rq *r0 = &st->rq[q0];
 
 	/* while nothing it reads changed on its CPU, the answer for a task of the same
 	 * demand on the same rq is the same, bit for bit */
-	if (r0->hgen == st->hgen[r0->cpu] && r0->hwant == st->want[k])
+	if (r0->hgen == st->hgen[r0->cpu] && r0->hwant == st->tk[k].want)
 		return r0->hval;
 	while (st->rq[q].parent >= 0) {
 		int p = st->rq[q].parent;
@@ -42,7 +42,7 @@ static double task_h_load(struct cpu_state *st, int k)
 		h = 0;
 	r0 = &st->rq[q0];
 	r0->hgen = st->hgen[r0->cpu];
-	r0->hwant = st->want[k];
+	r0->hwant = st->tk[k].want;
 	r0->hval = h;
 	return h;
 }
@@ -63,7 +63,7 @@ void sim_cpu_place_new(struct sim *s, struct cpu_state *st)
 
 		if (t->cpu >= 0 && (unsigned)t->cpu < s->nr_cpus &&
 		    cpu_allowed(st, k, (unsigned)t->cpu))
-			st->cpu_load[t->cpu] += st->want[k];
+			st->cpu_load[t->cpu] += st->tk[k].want;
 		else
 			t->cpu = -1;
 	}
@@ -79,7 +79,7 @@ void sim_cpu_place_new(struct sim *s, struct cpu_state *st)
 			    (best < 0 || st->cpu_load[c] < st->cpu_load[best]))
 				best = (int)c;
 		t->cpu = best < 0 ? 0 : best;
-		st->cpu_load[t->cpu] += st->want[k];
+		st->cpu_load[t->cpu] += st->tk[k].want;
 	}
 }
 
@@ -236,7 +236,7 @@ int sim_cpu_balance(struct sim *s, struct cpu_state *st)
 		for (i = 0; i < moves; i++) {
 			int m = st->moves[i];
 
-			if (sim_cpu_task_place(s, st, m, st->rq[st->tq[m]].cg) < 0)
+			if (sim_cpu_task_place(s, st, m, st->rq[st->tk[m].q].cg) < 0)
 				return -ENOMEM;
 		}
 	}

@@ -64,6 +64,17 @@ struct rq {
 	double hwant, hval;        /* task of demand hwant queued here */
 };
 
+/* What the share reads and writes of one task (by index), together: a share visits
+ * tasks scattered over the index range, and separate arrays cost a cache line each. */
+struct cpu_task {
+	double want;   /* CPUs it wants, at most 1 */
+	double rate;   /* == s->tasks[k]->rate (which only cpu_rate_set writes) */
+	int next;      /* next task on the same rq */
+	int q;         /* the rq it is queued on, -1 */
+	int tid;       /* == s->tasks[k]->tid (k < ntid) */
+	uint32_t rgen; /* == share_gen: given a rate in the share under way */
+};
+
 /* The tasks one CPU's last share gave a rate, with their indexes.
  * Every task with a rate is in its CPU's list: a task that leaves a CPU loses its
  * rate, and a share starts by taking the rates of the tasks in the list. */
@@ -143,14 +154,9 @@ struct cpu_state {
 	int *alloc_list; /* slots with G_ALLOC */
 	size_t nalloc;
 	/* per task index */
-	int *tq;    /* the rq it is queued on, -1 */
-	int *tnext; /* next task on the same rq */
+	struct cpu_task *tk;
 	int *cnext; /* next task on the same CPU */
-	double *want;
-	double *trate; /* == s->tasks[k]->rate (which only cpu_rate_set writes) */
-	int *ttid;     /* == s->tasks[k]->tid, for the first ntid tasks */
-	size_t ntid;
-	uint32_t *rgen; /* == share_gen: given a rate in the share under way */
+	size_t ntid; /* tk[].tid is set for the first ntid tasks */
 	uint32_t share_gen;
 	int *oldk; /* share scratch: the tasks the CPU's last share gave a rate */
 	size_t coldk;
@@ -268,9 +274,9 @@ static inline void cpu_mark_alloc(struct cpu_state *st, int slot)
  * have their time settled (sim_cpu_settle_touched). */
 static inline void cpu_rate_set(struct cpu_state *st, int k, struct sim_task *t, double v)
 {
-	if (v == st->trate[k]) /* t->rate, without the load of t */
+	if (v == st->tk[k].rate) /* t->rate, without the load of t */
 		return;
-	st->trate[k] = v;
+	st->tk[k].rate = v;
 	if (!st->tflag[k]) {
 		st->tflag[k] = 1;
 		st->touched[st->ntouched++] = k;

@@ -39,30 +39,30 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 
 	if (ntasks > st->ctk) {
 		size_t n = ntasks + ntasks / 2 + 16;
-		void **arr[] = { (void **)&st->tq,    (void **)&st->tnext,   (void **)&st->cnext,
-				 (void **)&st->want,  (void **)&st->mask,    (void **)&st->any,
-				 (void **)&st->moved, (void **)&st->rt,      (void **)&st->moves,
-				 (void **)&st->tflag, (void **)&st->touched, (void **)&st->trate,
-				 (void **)&st->ttid,  (void **)&st->rgen };
-		size_t sz[] = { sizeof(int),      sizeof(int),
-				sizeof(int),      sizeof(double),
-				sizeof(uint64_t), sizeof(bool),
-				sizeof(uint32_t), sizeof(int),
-				sizeof(int),      1,
-				sizeof(int),      sizeof(double),
-				sizeof(int),      sizeof(uint32_t) };
+		void **arr[] = { (void **)&st->tk,    (void **)&st->cnext, (void **)&st->mask,
+				 (void **)&st->any,   (void **)&st->moved, (void **)&st->rt,
+				 (void **)&st->moves, (void **)&st->tflag, (void **)&st->touched };
+		size_t sz[] = { sizeof(struct cpu_task),
+				sizeof(int),
+				sizeof(uint64_t),
+				sizeof(bool),
+				sizeof(uint32_t),
+				sizeof(int),
+				sizeof(int),
+				1,
+				sizeof(int) };
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
 		st->ctk = n;
 	}
 	for (i = st->ntk; i < ntasks; i++) {
-		st->tq[i] = -1;
+		st->tk[i].q = -1;
 		st->moved[i] = 0;
-		st->want[i] = 0;
+		st->tk[i].want = 0;
 		st->tflag[i] = 0;
-		st->trate[i] = 0; /* a new task has no rate */
-		st->rgen[i] = 0;
+		st->tk[i].rate = 0; /* a new task has no rate */
+		st->tk[i].rgen = 0;
 	}
 	if (ntasks > st->ntk)
 		st->ntk = ntasks;
@@ -242,7 +242,7 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 	st->gmax_dirty = -1;
 	st->nalloc = 0;
 	for (i = 0; i < st->ntk; i++)
-		st->tq[i] = -1;
+		st->tk[i].q = -1;
 	for (i = 0; i < st->ccpu; i++) {
 		size_t j;
 
@@ -298,15 +298,15 @@ static void rq_link(struct cpu_state *st, int q, int p)
 /* Takes task k off its rq and its CPU. */
 void sim_cpu_task_dequeue(struct sim *s, struct cpu_state *st, int k)
 {
-	int q = st->tq[k], *pp;
+	int q = st->tk[k].q, *pp;
 
-	for (pp = &st->rq[q].first_task; *pp != k; pp = &st->tnext[*pp])
+	for (pp = &st->rq[q].first_task; *pp != k; pp = &st->tk[*pp].next)
 		;
-	*pp = st->tnext[k];
+	*pp = st->tk[k].next;
 	for (pp = &st->chead[st->rq[q].cpu]; *pp != k; pp = &st->cnext[*pp])
 		;
 	*pp = st->cnext[k];
-	st->tq[k] = -1;
+	st->tk[k].q = -1;
 	cpu_rate_set(st, k, s->tasks[k], 0); /* a rate is its CPU's to give */
 	cpu_mark_dirty(st, q);
 }
@@ -318,15 +318,15 @@ static int task_enqueue(struct cpu_state *st, int k, int idx, struct sim_cg *cg,
 
 	if (q < 0)
 		return -ENOMEM;
-	for (pp = &st->rq[q].first_task; *pp >= 0 && *pp < k; pp = &st->tnext[*pp])
+	for (pp = &st->rq[q].first_task; *pp >= 0 && *pp < k; pp = &st->tk[*pp].next)
 		;
-	st->tnext[k] = *pp;
+	st->tk[k].next = *pp;
 	*pp = k;
 	for (pp = &st->chead[cpu]; *pp >= 0 && *pp < k; pp = &st->cnext[*pp])
 		;
 	st->cnext[k] = *pp;
 	*pp = k;
-	st->tq[k] = q;
+	st->tk[k].q = q;
 	cpu_mark_dirty(st, q);
 	return 0;
 }
@@ -339,9 +339,9 @@ static void rq_sum(struct cpu_state *st, int q)
 	double load = 0, d = 0;
 	int k, c;
 
-	for (k = r->first_task; k >= 0; k = st->tnext[k]) {
-		load += NICE0 * st->want[k];
-		d += st->want[k];
+	for (k = r->first_task; k >= 0; k = st->tk[k].next) {
+		load += NICE0 * st->tk[k].want;
+		d += st->tk[k].want;
 	}
 	for (c = r->first_child; c >= 0; c = st->rq[c].next_sib) {
 		load += st->rq[c].w * st->rq[c].u;
@@ -693,7 +693,7 @@ static inline int task_slot(struct sim_cg *cg)
 /* Queues task k where its group and t->cpu say, if it is not there yet. */
 int sim_cpu_task_place(struct sim *s, struct cpu_state *st, int k, struct sim_cg *cg)
 {
-	int q = st->tq[k], cpu = s->tasks[k]->cpu;
+	int q = st->tk[k].q, cpu = s->tasks[k]->cpu;
 
 	if (q >= 0 && st->rq[q].cpu == cpu && st->rq[q].slot == task_slot(cg))
 		return 0;

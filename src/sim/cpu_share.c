@@ -111,7 +111,7 @@ static inline void run_add(struct cpu_state *st, int cpu, int k, struct sim_task
 
 	if (r->n == r->cap && !run_grow(st, r))
 		return;
-	st->rgen[k] = st->share_gen;
+	st->tk[k].rgen = st->share_gen;
 	r->t[r->n] = t;
 	r->k[r->n++] = k;
 }
@@ -133,15 +133,15 @@ static void share_replay(struct sim *s, struct cpu_state *st, int q)
 			continue;
 		r->a = r->a_prev;
 		reach_add(st, r->cpu, c);
-		if (r->first_child < 0 && t >= 0 && st->tnext[t] < 0) {
-			if (st->trate[t] > 0)
+		if (r->first_child < 0 && t >= 0 && st->tk[t].next < 0) {
+			if (st->tk[t].rate > 0)
 				run_add(st, r->cpu, t, s->tasks[t]);
 		} else {
 			share_replay(s, st, c);
 		}
 	}
-	for (k = st->rq[q].first_task; k >= 0; k = st->tnext[k])
-		if (st->want[k] > 0 && st->trate[k] > 0)
+	for (k = st->rq[q].first_task; k >= 0; k = st->tk[k].next)
+		if (st->tk[k].want > 0 && st->tk[k].rate > 0)
 			run_add(st, st->rq[q].cpu, k, s->tasks[k]);
 }
 
@@ -174,14 +174,14 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 		key[i] = key[n - 1 - i];
 		key[n - 1 - i] = x;
 	}
-	for (k = st->rq[q].first_task; k >= 0; k = st->tnext[k])
-		if (st->want[k] > 0) {
+	for (k = st->rq[q].first_task; k >= 0; k = st->tk[k].next)
+		if (st->tk[k].want > 0) {
 			v[n].w = NICE0;
-			v[n].d = st->want[k];
+			v[n].d = st->tk[k].want;
 			v[n].rq = -1;
 			v[n].task = k;
 			key[n].r = v[n].d / v[n].w;
-			key[n].tie = (uint32_t)st->ttid[k] | 1u << 31;
+			key[n].tie = (uint32_t)st->tk[k].tid | 1u << 31;
 			key[n].i = (uint32_t)n;
 			n++;
 		}
@@ -202,10 +202,10 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 				cpu_mark_alloc(st, r->slot);
 				r->a_prev = r->a;
 			}
-			if (r->first_child < 0 && t >= 0 && st->tnext[t] < 0) {
+			if (r->first_child < 0 && t >= 0 && st->tk[t].next < 0) {
 				/* one task alone (the common leaf): what share_rq would
 				 * give it, min(demand, grant), without the call */
-				double a = st->want[t] < v[i].a ? st->want[t] : v[i].a;
+				double a = st->tk[t].want < v[i].a ? st->tk[t].want : v[i].a;
 
 				if (a < 0)
 					a = 0;
@@ -241,7 +241,7 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	 * come out as when all were set to 0 first, without a look at each task. */
 	if (++st->share_gen == 0) {
 		for (i = 0; i < st->ntk; i++)
-			st->rgen[i] = 0;
+			st->tk[i].rgen = 0;
 		st->share_gen = 1;
 	}
 	if (sim_cpu_grow((void **)&st->oldk, &st->coldk, nk, sizeof(int)) == 0) {
@@ -267,8 +267,8 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	for (i = 0; kept && i < nk; i++) {
 		int k = st->oldk[i];
 
-		if (st->rgen[k] != st->share_gen && st->tq[k] >= 0 &&
-		    st->rq[st->tq[k]].cpu == (int)c)
+		if (st->tk[k].rgen != st->share_gen && st->tk[k].q >= 0 &&
+		    st->rq[st->tk[k].q].cpu == (int)c)
 			cpu_rate_set(st, k, s->tasks[k], 0);
 	}
 	/* the groups reached before and not now lost their grant here (the latest
