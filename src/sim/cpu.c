@@ -263,6 +263,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->gdirty);
 	ucg_free(st->g_shares);
 	ucg_free(st->alloc_list);
+	ucg_free(st->rstale);
 	ucg_free(st->tk);
 	ucg_free(st->cnext);
 	ucg_free(st->oldk);
@@ -451,6 +452,8 @@ void sim_cpu_update(struct sim *s)
 		 * flip could not be noted) */
 		bool lost = st->bw.flip_lost;
 
+		/* a group may get a quota: every rate as the last recompute left it */
+		sim_cpu_rates_fresh(s);
 		st->bw.flip_lost = false;
 		if (sim_cpu_bw_refresh(s, &st->bw, hi) < 0)
 			goto out;
@@ -546,8 +549,10 @@ void sim_cpu_update(struct sim *s)
 		r = -ENOMEM;
 		goto out;
 	}
-	if (s->cpu_digesting)
+	if (s->cpu_digesting) {
+		sim_cpu_rates_fresh(s);
 		digest(s);
+	}
 	if (hi)
 		r = sim_cpu_bw_schedule(s, &st->bw);
 out:

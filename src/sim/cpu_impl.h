@@ -121,6 +121,7 @@ struct lz_ent {
 #define G_ALLOC 2u /* group: its alloc to be summed again */
 #define G_THR 4u   /* group: throttled when last processed */
 #define G_RELINK 8u /* group: every rq relinked (its throttling changed) */
+#define G_RATE 16u  /* group: its rate to be summed when read (st->rstale) */
 
 /* The model's state, kept from one recompute to the next. Tasks are named by their
  * index in s->tasks (creation order, which is tid order), groups by their slot. A
@@ -153,6 +154,8 @@ struct cpu_state {
 	uint64_t *gdirty; /* the slots with G_DIRTY, a bit each */
 	int *alloc_list; /* slots with G_ALLOC */
 	size_t nalloc;
+	int *rstale; /* slots with G_RATE */
+	size_t nrstale;
 	/* per task index */
 	struct cpu_task *tk;
 	int *cnext; /* next task on the same CPU */

@@ -69,13 +69,14 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 	if (nslots > st->cslots) {
 		size_t n = nslots + nslots / 2 + 16;
 		void **arr[] = { (void **)&st->g_first, (void **)&st->g_flags,
-				 (void **)&st->g_shares, (void **)&st->alloc_list };
-		size_t sz[] = { sizeof(int), 1, sizeof(unsigned), sizeof(int) };
+				 (void **)&st->g_shares, (void **)&st->alloc_list,
+				 (void **)&st->rstale };
+		size_t sz[] = { sizeof(int), 1, sizeof(unsigned), sizeof(int), sizeof(int) };
 
 		uint64_t *bits;
 		size_t ow = (st->cslots + 63) / 64, nw = (n + 63) / 64;
 
-		if (resize_all(arr, sz, 4, n) < 0)
+		if (resize_all(arr, sz, 5, n) < 0)
 			return -ENOMEM;
 		bits = ucg_realloc(st->gdirty, nw * sizeof(*bits));
 		if (!bits)
@@ -223,6 +224,9 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 {
 	size_t i;
+
+	/* the rates owed are summed from the grants about to go */
+	sim_cpu_rates_fresh(s);
 
 	if (st->slot)
 		for (i = 0; i < st->nrq; i++)

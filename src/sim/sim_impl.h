@@ -541,6 +541,9 @@ void sim_cpu_flush(struct sim *s);
 /* Recomputes the rates (after anything that changes demand or configuration) and
  * schedules the next change. */
 void sim_cpu_update(struct sim *s);
+/* Brings every cgroup's rate (sim_cg.rate) up to date before it is read: the rate of
+ * a group without a quota is summed only when asked for (cpu_share.c). */
+void sim_cpu_rates_fresh(struct sim *s);
 
 /* ---- mem.c ---- */
 int sim_mem_init(struct sim *s);

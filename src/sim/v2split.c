@@ -117,6 +117,7 @@ static void wait_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 
 	(void)src;
 	(void)arg;
+	sim_cpu_rates_fresh(s); /* the leaves' rates are read */
 	for (i = 0; i < sp->n; i++)
 		for (j = 0; j < sp->g[i].n; j++) {
 			struct split_leaf *l = &sp->g[i].leaves[j];
