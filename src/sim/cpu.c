@@ -263,6 +263,9 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->gdirty);
 	ucg_free(st->g_shares);
 	ucg_free(st->alloc_list);
+	ucg_free(st->g_dmask);
+	ucg_free(st->g_ne);
+	ucg_free(st->g_act);
 	ucg_free(st->rstale);
 	ucg_free(st->tk);
 	ucg_free(st->cnext);

@@ -54,6 +54,7 @@ struct rq {
 	bool lzvis;                /* group_redo scratch: to be relinked */
 	bool chg;                  /* summed since its CPU's last share reached it: what
 				    * it or a runqueue below it holds may have changed */
+	bool ne, act;              /* non-empty, d > 0: as its group's redo last saw */
 	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
 	double d;                  /* CPUs its tasks want here */
 	double w;                  /* its group entity's weight on this CPU */
@@ -114,6 +115,7 @@ struct lz_ent {
 	double pub;  /* its contribution to the group's total (tg_load_avg_contrib) */
 	double w;    /* its entity's weight, computed with total tot */
 	double tot;
+	double pre;      /* the group's Σ of pub over CPUs 0..this one (G_LZOK) */
 	unsigned shares; /* the cpu.shares w was computed with */
 };
 
@@ -122,6 +124,7 @@ struct lz_ent {
 #define G_THR 4u   /* group: throttled when last processed */
 #define G_RELINK 8u /* group: every rq relinked (its throttling changed) */
 #define G_RATE 16u  /* group: its rate to be summed when read (st->rstale) */
+#define G_LZOK 32u  /* group: its lazy redo may look at its dirty rqs alone */
 
 /* The model's state, kept from one recompute to the next. Tasks are named by their
  * index in s->tasks (creation order, which is tid order), groups by their slot. A
@@ -152,6 +155,8 @@ struct cpu_state {
 	size_t nslots, cslots;
 	int gmax_dirty;  /* highest slot with G_DIRTY, -1 none */
 	uint64_t *gdirty; /* the slots with G_DIRTY, a bit each */
+	uint64_t *g_dmask; /* its rqs marked dirty since its redo, a bit per CPU < 64 */
+	int *g_ne, *g_act; /* while G_LZOK: its rqs with ne, with act */
 	int *alloc_list; /* slots with G_ALLOC */
 	size_t nalloc;
 	int *rstale; /* slots with G_RATE */
@@ -261,6 +266,8 @@ static inline void cpu_mark_dirty(struct cpu_state *st, int q)
 {
 	st->rq[q].dirty = true;
 	st->reshare[st->rq[q].cpu] = true;
+	if ((unsigned)st->rq[q].cpu < 64)
+		st->g_dmask[st->rq[q].slot] |= 1ull << st->rq[q].cpu;
 	cpu_mark_group(st, st->rq[q].slot);
 }
 

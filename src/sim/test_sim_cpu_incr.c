@@ -102,6 +102,45 @@ static void test_many_quota_groups(void)
 	ucg_buf_fini(&b);
 }
 
+/* The hour's host (bench_sim_events sim.hour_64cpu_s), shortened, under the tick
+ * model: parents with runqueues on most of 24 CPUs, whose redos between two
+ * refreshes look at their dirty runqueues alone (cpu_rq.c, group_redo_dirty), while
+ * their quota children throttle CPU by CPU and small busy loops come and go */
+static void test_parents_tick(void)
+{
+	struct ucg_buf b;
+	int u, g;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet");
+	ucg_buf_init(&b);
+	ucg_buf_puts(&b, "set cpu_model tick\ncpus 24\nmount -o cpu,cpuacct cpu\n");
+	for (u = 0; u < 4; u++) {
+		ucg_buf_printf(&b, "mkdir cpu/u%d\n", u);
+		for (g = 0; g < 12; g++) {
+			ucg_buf_printf(&b,
+				       "mkdir cpu/u%d/s%d\nspawn t%d_%d\nspawn v%d_%d\n"
+				       "echo $t%d_%d > cpu/u%d/s%d/cgroup.procs\n"
+				       "echo $v%d_%d > cpu/u%d/s%d/cgroup.procs\n",
+				       u, g, u, g, u, g, u, g, u, g, u, g, u, g);
+			if (g % 3 == 0)
+				ucg_buf_printf(&b,
+					       "echo %d > cpu/u%d/s%d/cpu.cfs_quota_us\n"
+					       "busy t%d_%d\nbusy v%d_%d\n",
+					       20000 + 3000 * g, u, g, u, g, u, g);
+			else
+				ucg_buf_printf(&b,
+					       "busy t%d_%d 0.0%d\nat %dms busy v%d_%d 0.02\n"
+					       "at %dms idle v%d_%d\n",
+					       u, g, 1 + (u + g) % 5, 37 * g + u, u, g,
+					       300 + 29 * g, u, g);
+		}
+	}
+	ucg_buf_puts(&b, "at 250ms echo 1500 > cpu/u1/cpu.shares\nrun 600ms\n");
+	T_EQ_INT(same_both_ways("parents, tick model", b.data, b.len), 0);
+	ucg_buf_fini(&b);
+}
+
 /* ---- randomized scenarios ------------------------------------------------------- */
 
 static uint64_t rng;
@@ -483,5 +522,6 @@ int main(void)
 	T_RUN(test_many_quota_groups);
 	T_RUN(test_random_scenarios);
 	T_RUN(test_random_tick);
+	T_RUN(test_parents_tick);
 	return t_done();
 }
