@@ -338,8 +338,35 @@ static int reap_one(struct ucg_hnode *n, void *ctx)
 	return 1; /* the table changed: restart */
 }
 
+struct tid_list {
+	int *tid;
+	size_t n;
+};
+
+static int note_tid(struct ucg_hnode *n, void *ctx)
+{
+	struct tid_list *l = ctx;
+
+	l->tid[l->n++] = ucg_container_of(n, struct ucg_task, node)->info.tid;
+	return 0;
+}
+
 void ucg_task_table_fini(struct ucg_engine *e)
 {
+	/* The tids in table order, then reaped in that order: the order the restarts
+	 * below take (each reaps the first task left), without a scan from the first
+	 * bucket per task, which made the teardown of 10,000 tasks take longer than a
+	 * virtual minute of bench_sim_events' 64-CPU hour. Without memory for the
+	 * list, the restarts. */
+	struct tid_list l = { ucg_calloc(e->tasks.count ? e->tasks.count : 1, sizeof(int)), 0 };
+	size_t i;
+
+	if (l.tid) {
+		ucg_htable_each(&e->tasks, note_tid, &l);
+		for (i = 0; i < l.n; i++)
+			ucg_task_reap(e, l.tid[i]);
+		ucg_free(l.tid);
+	}
 	while (e->tasks.count)
 		ucg_htable_each(&e->tasks, reap_one, e);
 	ucg_htable_fini(&e->tasks);
