@@ -268,7 +268,6 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->g_act);
 	ucg_free(st->rstale);
 	ucg_free(st->tk);
-	ucg_free(st->cnext);
 	ucg_free(st->oldk);
 	ucg_free(st->mask);
 	ucg_free(st->any);
@@ -278,7 +277,6 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->rt);
 	ucg_free(st->moves);
 	ucg_free(st->cpu_root);
-	ucg_free(st->chead);
 	ucg_free(st->oldr);
 	ucg_free(st->reshare);
 	ucg_free(st->order);
@@ -294,6 +292,9 @@ void sim_cpu_fini(struct sim *s)
 	for (i = 0; st->reach && i < st->ccpu; i++)
 		ucg_free(st->reach[i].q);
 	ucg_free(st->reach);
+	for (i = 0; st->cq && i < st->ccpu; i++)
+		ucg_free(st->cq[i].k);
+	ucg_free(st->cq);
 	ucg_free(st->wf);
 	ucg_free(st->wk);
 	ucg_free(st->lz);

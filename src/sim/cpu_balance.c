@@ -145,7 +145,7 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 	for (k = 0; k < n; k++) {
 		int src = st->order[k], best = -1, bdst = -1;
 		double lsrc = st->cpu_load[src], bgain = BALANCE_EPS, bh = 0;
-		int i;
+		size_t j;
 
 		double minh = 0;
 
@@ -162,8 +162,8 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 		    (st->minh[src] <= 0 ||
 		     st->minh[src] >= lsrc - st->cpu_load[gmin] - BALANCE_EPS / 2 + 1))
 			continue;
-		for (i = st->chead[src]; i >= 0; i = st->cnext[i]) {
-			int dst = -1;
+		for (j = 0; j < st->cq[src].n; j++) {
+			int i = st->cq[src].k[j], dst = -1;
 			double h, gain;
 
 			h = task_h_load(st, i);

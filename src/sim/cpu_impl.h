@@ -93,6 +93,14 @@ struct cpu_reach {
 	size_t n, cap;
 };
 
+/* The runnable tasks queued on one CPU, ascending index: an array, which the
+ * balancer reads with independent loads (a list through the tasks made each step
+ * wait for the one before). */
+struct cpu_queue {
+	int *k;
+	size_t n, cap;
+};
+
 struct went {
 	double w, d, a;
 	int rq;   /* child group's rq, or -1 for a task */
@@ -163,7 +171,6 @@ struct cpu_state {
 	size_t nrstale;
 	/* per task index */
 	struct cpu_task *tk;
-	int *cnext; /* next task on the same CPU */
 	size_t ntid; /* tk[].tid is set for the first ntid tasks */
 	uint32_t share_gen;
 	int *oldk; /* share scratch: the tasks the CPU's last share gave a rate */
@@ -181,7 +188,7 @@ struct cpu_state {
 	int *moves; /* tasks moved in this balancing round */
 	/* per CPU */
 	int *cpu_root; /* the root's rq, -1 */
-	int *chead;    /* runnable tasks queued on it, ascending index */
+	struct cpu_queue *cq;    /* runnable tasks queued on it */
 	struct cpu_reach *reach; /* rqs the last share reached */
 	int *oldr;               /* share scratch: the array the share before filled */
 	size_t coldr;

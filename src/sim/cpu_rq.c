@@ -39,11 +39,10 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 
 	if (ntasks > st->ctk) {
 		size_t n = ntasks + ntasks / 2 + 16;
-		void **arr[] = { (void **)&st->tk,    (void **)&st->cnext, (void **)&st->mask,
-				 (void **)&st->any,   (void **)&st->moved, (void **)&st->rt,
-				 (void **)&st->moves, (void **)&st->tflag, (void **)&st->touched };
+		void **arr[] = { (void **)&st->tk,    (void **)&st->mask,   (void **)&st->any,
+				 (void **)&st->moved, (void **)&st->rt,     (void **)&st->moves,
+				 (void **)&st->tflag, (void **)&st->touched };
 		size_t sz[] = { sizeof(struct cpu_task),
-				sizeof(int),
 				sizeof(uint64_t),
 				sizeof(bool),
 				sizeof(uint32_t),
@@ -97,20 +96,24 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 	if (nslots > st->nslots)
 		st->nslots = nslots;
 	if (ncpu > st->ccpu) {
-		void **arr[] = { (void **)&st->cpu_root, (void **)&st->chead,
-				 (void **)&st->reshare,  (void **)&st->order,
-				 (void **)&st->cpu_load, (void **)&st->hgen,
-				 (void **)&st->minh_gen, (void **)&st->minh };
-		size_t sz[] = {
-			sizeof(int),    sizeof(int),      sizeof(bool),     sizeof(int),
-			sizeof(double), sizeof(uint32_t), sizeof(uint32_t), sizeof(double)
-		};
+		void **arr[] = { (void **)&st->cpu_root, (void **)&st->reshare,
+				 (void **)&st->order,    (void **)&st->cpu_load,
+				 (void **)&st->hgen,     (void **)&st->minh_gen,
+				 (void **)&st->minh };
+		size_t sz[] = { sizeof(int),      sizeof(bool),     sizeof(int),   sizeof(double),
+				sizeof(uint32_t), sizeof(uint32_t), sizeof(double) };
 
 		struct cpu_run *runs;
 		struct cpu_reach *reach;
+		struct cpu_queue *cq;
 
-		if (resize_all(arr, sz, 8, ncpu) < 0)
+		if (resize_all(arr, sz, 7, ncpu) < 0)
 			return -ENOMEM;
+		cq = ucg_realloc(st->cq, ncpu * sizeof(*cq));
+		if (!cq)
+			return -ENOMEM;
+		memset(cq + st->ccpu, 0, (ncpu - st->ccpu) * sizeof(*cq));
+		st->cq = cq;
 		reach = ucg_realloc(st->reach, ncpu * sizeof(*reach));
 		if (!reach)
 			return -ENOMEM;
@@ -258,7 +261,8 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 		for (j = 0; j < st->runs[i].n; j++)
 			cpu_rate_set(st, st->runs[i].k[j], st->runs[i].t[j], 0);
 		st->runs[i].n = 0;
-		st->cpu_root[i] = st->chead[i] = -1;
+		st->cpu_root[i] = -1;
+		st->cq[i].n = 0;
 		st->reach[i].n = 0;
 		st->reshare[i] = false;
 		h_stale(st, (int)i);
@@ -308,13 +312,17 @@ static void rq_link(struct cpu_state *st, int q, int p)
 void sim_cpu_task_dequeue(struct sim *s, struct cpu_state *st, int k)
 {
 	int q = st->tk[k].q, *pp;
+	struct cpu_queue *cq;
+	size_t i;
 
 	for (pp = &st->rq[q].first_task; *pp != k; pp = &st->tk[*pp].next)
 		;
 	*pp = st->tk[k].next;
-	for (pp = &st->chead[st->rq[q].cpu]; *pp != k; pp = &st->cnext[*pp])
+	cq = &st->cq[st->rq[q].cpu];
+	for (i = 0; cq->k[i] != k; i++)
 		;
-	*pp = st->cnext[k];
+	memmove(cq->k + i, cq->k + i + 1, (cq->n - i - 1) * sizeof(*cq->k));
+	cq->n--;
 	st->tk[k].q = -1;
 	cpu_rate_set(st, k, s->tasks[k], 0); /* a rate is its CPU's to give */
 	cpu_mark_dirty(st, q);
@@ -323,18 +331,23 @@ void sim_cpu_task_dequeue(struct sim *s, struct cpu_state *st, int k)
 /* Queues task k on the rq of slot idx (group cg) on cpu; -ENOMEM. */
 static int task_enqueue(struct cpu_state *st, int k, int idx, struct sim_cg *cg, int cpu)
 {
-	int q = rq_get(st, idx, cg, cpu), *pp;
+	struct cpu_queue *cq = &st->cq[cpu];
+	int q, *pp;
+	size_t i;
 
+	if (sim_cpu_grow((void **)&cq->k, &cq->cap, cq->n + 1, sizeof(*cq->k)) < 0)
+		return -ENOMEM;
+	q = rq_get(st, idx, cg, cpu);
 	if (q < 0)
 		return -ENOMEM;
 	for (pp = &st->rq[q].first_task; *pp >= 0 && *pp < k; pp = &st->tk[*pp].next)
 		;
 	st->tk[k].next = *pp;
 	*pp = k;
-	for (pp = &st->chead[cpu]; *pp >= 0 && *pp < k; pp = &st->cnext[*pp])
-		;
-	st->cnext[k] = *pp;
-	*pp = k;
+	for (i = cq->n; i > 0 && cq->k[i - 1] > k; i--)
+		cq->k[i] = cq->k[i - 1];
+	cq->k[i] = k;
+	cq->n++;
 	st->tk[k].q = q;
 	cpu_mark_dirty(st, q);
 	return 0;
