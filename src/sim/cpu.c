@@ -272,7 +272,6 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->mask);
 	ucg_free(st->any);
 	ucg_free(st->moved);
-	ucg_free(st->tflag);
 	ucg_free(st->touched);
 	ucg_free(st->rt);
 	ucg_free(st->moves);
@@ -362,7 +361,7 @@ static int gather(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 
 		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t, ifrz)) {
 			t->cpu = -1;
-			cpu_rate_set(st, k, t, 0);
+			cpu_rate_set(st, k, 0);
 			if (st->tk[k].q >= 0)
 				sim_cpu_task_dequeue(s, st, k);
 			continue;
@@ -412,7 +411,11 @@ static void digest_double(struct sim *s, double d)
 /* Tests: folds the outcome of a recompute, bit for bit, into s->cpu_digest */
 static void digest(struct sim *s)
 {
+	struct cpu_state *st = s->cpu_state;
 	size_t i;
+
+	for (i = 0; i < st->ntouched; i++) /* the rates not yet set in the tasks */
+		s->tasks[st->touched[i]]->rate = st->tk[st->touched[i]].rate;
 
 	for (i = 0; i < s->ntasks; i++) {
 		digest_double(s, s->tasks[i]->rate);

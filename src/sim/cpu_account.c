@@ -64,7 +64,8 @@ void sim_cpu_settle_touched(struct sim *s, struct cpu_state *st)
 		int k = st->touched[i];
 		struct sim_task *t = s->tasks[k];
 
-		st->tflag[k] = 0;
+		st->tk[k].touched = 0;
+		t->rate = st->tk[k].rate;
 		if (t->rate != t->acc_rate || (t->rate > 0 && t->cpu != t->acc_cpu)) {
 			task_settle(s, st, t);
 			t->acc_rate = t->rate;

@@ -69,11 +69,12 @@ struct rq {
  * tasks scattered over the index range, and separate arrays cost a cache line each. */
 struct cpu_task {
 	double want;   /* CPUs it wants, at most 1 */
-	double rate;   /* == s->tasks[k]->rate (which only cpu_rate_set writes) */
+	double rate;   /* its rate (s->tasks[k]->rate follows at the recompute's end) */
 	int next;      /* next task on the same rq */
 	int q;         /* the rq it is queued on, -1 */
 	int tid;       /* == s->tasks[k]->tid (k < ntid) */
 	uint32_t rgen; /* == share_gen: given a rate in the share under way */
+	unsigned char touched; /* in cpu_state.touched */
 };
 
 /* The tasks one CPU's last share gave a rate, with their indexes.
@@ -178,7 +179,6 @@ struct cpu_state {
 	uint64_t *mask;       /* allowed CPUs (bits) ... */
 	bool *any;            /* ... or any CPU */
 	uint32_t *moved;      /* == stamp: moved in this balancing round */
-	unsigned char *tflag; /* in touched */
 	int *touched;         /* tasks whose rate was written in this recompute */
 	size_t ntouched;
 	size_t ntk, ctk;
@@ -288,17 +288,20 @@ static inline void cpu_mark_alloc(struct cpu_state *st, int slot)
 
 /* Every write of a task's rate goes through here: the tasks whose rate changed are
  * listed, and at the end of the recompute those whose rate or CPU really changed
- * have their time settled (sim_cpu_settle_touched). */
-static inline void cpu_rate_set(struct cpu_state *st, int k, struct sim_task *t, double v)
+ * have their time settled and their sim_task.rate set (sim_cpu_settle_touched; the
+ * digest's reading syncs it first). Without a branch on whether the rate changed:
+ * on a busy host that goes either way about as often, and the mispredicted branch
+ * cost more than the stores (the list has room for every task, so the slot past
+ * its end is free to write). */
+static inline void cpu_rate_set(struct cpu_state *st, int k, double v)
 {
-	if (v == st->tk[k].rate) /* t->rate, without the load of t */
-		return;
-	st->tk[k].rate = v;
-	if (!st->tflag[k]) {
-		st->tflag[k] = 1;
-		st->touched[st->ntouched++] = k;
-	}
-	t->rate = v;
+	struct cpu_task *x = &st->tk[k];
+	unsigned char ch = v != x->rate;
+
+	x->rate = ch ? v : x->rate;
+	st->touched[st->ntouched] = k;
+	st->ntouched += (size_t)(ch & !x->touched);
+	x->touched |= ch;
 }
 
 static inline bool cpu_allowed(const struct cpu_state *st, int k, unsigned cpu)

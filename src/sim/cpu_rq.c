@@ -39,16 +39,15 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 
 	if (ntasks > st->ctk) {
 		size_t n = ntasks + ntasks / 2 + 16;
-		void **arr[] = { (void **)&st->tk,    (void **)&st->mask,   (void **)&st->any,
-				 (void **)&st->moved, (void **)&st->rt,     (void **)&st->moves,
-				 (void **)&st->tflag, (void **)&st->touched };
+		void **arr[] = { (void **)&st->tk,     (void **)&st->mask, (void **)&st->any,
+				 (void **)&st->moved,  (void **)&st->rt,   (void **)&st->moves,
+				 (void **)&st->touched };
 		size_t sz[] = { sizeof(struct cpu_task),
 				sizeof(uint64_t),
 				sizeof(bool),
 				sizeof(uint32_t),
 				sizeof(int),
 				sizeof(int),
-				1,
 				sizeof(int) };
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
@@ -59,7 +58,7 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		st->tk[i].q = -1;
 		st->moved[i] = 0;
 		st->tk[i].want = 0;
-		st->tflag[i] = 0;
+		st->tk[i].touched = 0;
 		st->tk[i].rate = 0; /* a new task has no rate */
 		st->tk[i].rgen = 0;
 	}
@@ -259,7 +258,7 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 		size_t j;
 
 		for (j = 0; j < st->runs[i].n; j++)
-			cpu_rate_set(st, st->runs[i].k[j], st->runs[i].t[j], 0);
+			cpu_rate_set(st, st->runs[i].k[j], 0);
 		st->runs[i].n = 0;
 		st->cpu_root[i] = -1;
 		st->cq[i].n = 0;
@@ -324,7 +323,7 @@ void sim_cpu_task_dequeue(struct sim *s, struct cpu_state *st, int k)
 	memmove(cq->k + i, cq->k + i + 1, (cq->n - i - 1) * sizeof(*cq->k));
 	cq->n--;
 	st->tk[k].q = -1;
-	cpu_rate_set(st, k, s->tasks[k], 0); /* a rate is its CPU's to give */
+	cpu_rate_set(st, k, 0); /* a rate is its CPU's to give */
 	cpu_mark_dirty(st, q);
 }
 

@@ -188,7 +188,7 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 	waterfill(cap, v, key, n);
 	for (i = 0; i < n; i++) {
 		if (v[i].rq < 0) {
-			cpu_rate_set(st, v[i].task, s->tasks[v[i].task], v[i].a);
+			cpu_rate_set(st, v[i].task, v[i].a);
 			if (v[i].a > 0)
 				run_add(st, st->rq[q].cpu, v[i].task, s->tasks[v[i].task]);
 		} else {
@@ -209,7 +209,7 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 
 				if (a < 0)
 					a = 0;
-				cpu_rate_set(st, t, s->tasks[t], a);
+				cpu_rate_set(st, t, a);
 				if (a > 0)
 					run_add(st, r->cpu, t, s->tasks[t]);
 			} else if (same) {
@@ -251,7 +251,7 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	} else {
 		for (i = 0; i < nk; i++)
 			if (r->t[i]->cpu == (int)c)
-				cpu_rate_set(st, r->k[i], r->t[i], 0);
+				cpu_rate_set(st, r->k[i], 0);
 	}
 	r->n = 0;
 	/* the last share's array becomes the scratch, the scratch this share's */
@@ -269,7 +269,7 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 
 		if (st->tk[k].rgen != st->share_gen && st->tk[k].q >= 0 &&
 		    st->rq[st->tk[k].q].cpu == (int)c)
-			cpu_rate_set(st, k, s->tasks[k], 0);
+			cpu_rate_set(st, k, 0);
 	}
 	/* the groups reached before and not now lost their grant here (the latest
 	 * reached first, as when the rqs were a list pushed at its head) */
