@@ -68,12 +68,12 @@ struct rq {
 /* What the share reads and writes of one task (by index), together: a share visits
  * tasks scattered over the index range, and separate arrays cost a cache line each. */
 struct cpu_task {
-	double want;   /* CPUs it wants, at most 1 */
-	double rate;   /* its rate (s->tasks[k]->rate follows at the recompute's end) */
-	int next;      /* next task on the same rq */
-	int q;         /* the rq it is queued on, -1 */
-	int tid;       /* == s->tasks[k]->tid (k < ntid) */
-	uint32_t rgen; /* == share_gen: given a rate in the share under way */
+	double want;           /* CPUs it wants, at most 1 */
+	double rate;           /* its rate (s->tasks[k]->rate follows at the recompute's end) */
+	int next;              /* next task on the same rq */
+	int q;                 /* the rq it is queued on, -1 */
+	int tid;               /* == s->tasks[k]->tid (k < ntid) */
+	uint32_t rgen;         /* == share_gen: given a rate in the share under way */
 	unsigned char touched; /* in cpu_state.touched */
 };
 
