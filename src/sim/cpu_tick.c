@@ -54,8 +54,9 @@
  * other is throttled at once (the fluid model runs both for 2.5 ms).
  *
  * Limits. The ticks of all CPUs are aligned (the kernel's default, no skew_tick);
- * at one tick the CPUs draw in turn from a CPU drawn from the tick's number k
- * (splitmix64(k) mod N; the kernel's CPUs race for the pool's lock).
+ * at one tick the CPUs draw in turn from a CPU that follows the tick's number k as
+ * floor(N·frac(k·φ)) (the kernel's CPUs race for the pool's lock; sim_cpu_tick_event
+ * says why this sequence).
  * Within a tick a runqueue runs at its fluid grant a_c, not in whole slices of the
  * tasks it shares the CPU with, so a group sharing a CPU uses its runtime at its
  * average rate between ticks. update_curr also runs at wake-ups, sleeps and
@@ -83,7 +84,6 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/prng.h"
 #include "controllers/charge.h"
 
 #define MIN_CFS_RQ_RUNTIME SIM_MSEC      /* kept at a return (min_cfs_rq_runtime) */
@@ -441,14 +441,18 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		    cg->period_start + cg->period_ns - s->now >= MIN_BW_EXPIRATION)
 			changed |= distribute(s, bw, cg);
 	}
-	/* the CPUs whose tick it is draw in turn, from a first CPU drawn afresh at each
-	 * tick from the tick's number: in the kernel they race for the pool's lock. A
-	 * fixed order would always hand CPU 0 the last slice of a scarce pool, and one
-	 * that moves on one a tick locks to a period of an even number of ticks (1 s at
-	 * HZ 250: the same CPU lost every period's last slice, a 0.196/0.204 split of
-	 * two siblings the kernel gives 0.200/0.200). */
-	tick_no = (uint64_t)(s->now / tick_ns(s));
-	c0 = cg->brq_n ? (unsigned)(ucg_splitmix64(&tick_no) % cg->brq_n) : 0;
+	/* the CPUs whose tick it is draw in turn, from a first CPU that follows the
+	 * tick's number k as floor(N·frac(k·φ)) (φ the golden ratio; Fibonacci
+	 * hashing): in the kernel they race for the pool's lock. A fixed order would
+	 * always hand CPU 0 the last slice of a scarce pool; one that moves on one a
+	 * tick locks to a period of an even number of ticks (1 s at HZ 250: the same
+	 * CPU lost every period's last slice, a 0.196/0.204 split of two siblings the
+	 * kernel gives 0.200/0.200); a random one is fair only on average, drifting
+	 * by a slice over a few periods. With φ irrational, the first CPU at any fixed
+	 * point of a period of P ticks moves on by frac(P·φ) a period, which spreads
+	 * the last slices evenly over the CPUs within a few periods, for every P. */
+	tick_no = (uint64_t)(s->now / tick_ns(s)) * UINT64_C(0x9E3779B97F4A7C15);
+	c0 = (unsigned)(((tick_no >> 32) * cg->brq_n) >> 32);
 	q0 = rq_first(s, cg);
 	if (q0 == -2) {
 		for (i = 0; i < cg->brq_n; i++) {

@@ -222,7 +222,8 @@ static void test_lazy_weights(void)
  * free on two CPUs, so one on each. The kernel splits it 0.200/0.200 (a/b 0.99-1.01
  * over its runs here). The order in which the CPUs draw at a tick used to move on
  * one CPU a tick, which locks to an even number of ticks a period: the same CPU took
- * the period's last slice every time, 0.196/0.204. */
+ * the period's last slice every time, 0.196/0.204; drawn at random, it drifts by a
+ * slice over a few periods (0.198/0.202 over the benchmark's 8 s). */
 static void test_no_phase_lock(void)
 {
 	struct sim_err err;
@@ -245,8 +246,8 @@ static void test_no_phase_lock(void)
 	a = (double)task_ns(s, "x") / (20.0 * SIM_SEC);
 	b = (double)task_ns(s, "y") / (20.0 * SIM_SEC);
 	T_NEAR(a + b, 0.4, 0.002);
-	T_NEAR(a, 0.2, 0.002);
-	T_NEAR(b, 0.2, 0.002);
+	T_NEAR(a, 0.2, 0.001);
+	T_NEAR(b, 0.2, 0.001);
 	sim_free(s);
 }
 
