@@ -301,6 +301,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->lz_gst);
 	sim_cpu_bw_fini(&st->bw);
 	ucg_free(st->pl);
+	ucg_free(st->cgl);
 	ucg_free(st);
 	s->cpu_state = NULL;
 }

@@ -17,14 +17,25 @@ static void flush_task(struct sim *s, struct sim_task *t)
 	t->cpuacct_pend = 0;
 }
 
+void sim_cpu_cg_push(struct sim *s, struct sim_task *t)
+{
+	size_t h;
+
+	if (!t->cg_pend)
+		return;
+	for (h = 0; h < s->nhier; h++)
+		SIM_CG_UP(t->cg[h], cpu_ns, t->cg_pend);
+	t->cg_pend = 0;
+}
+
 /* Adds the time t ran since acc_since, at acc_rate on acc_cpu, rounded to whole ns:
- * to the task, its cgroups in every hierarchy (as it is now: whatever moves a task
- * settles every task first) and cpuacct's pending charge; idle_ns loses it. */
+ * to the task, its cgroups in every hierarchy (as they are now: whatever moves a
+ * task settles every task first; they get it at the next sim_cpu_settle) and
+ * cpuacct's pending charge; idle_ns loses it. */
 static void task_settle(struct sim *s, struct cpu_state *st, struct sim_task *t)
 {
 	sim_time dt = s->now - t->acc_since;
 	int64_t ns;
-	size_t h;
 
 	t->acc_since = s->now;
 	if (dt <= 0 || t->acc_rate <= 0 || !t->alive)
@@ -34,8 +45,24 @@ static void task_settle(struct sim *s, struct cpu_state *st, struct sim_task *t)
 		return;
 	t->cpu_ns += ns;
 	s->idle_ns -= ns;
-	for (h = 0; h < s->nhier; h++)
-		SIM_CG_UP(t->cg[h], cpu_ns, ns);
+	/* Its cgroups' cpu_ns, in every hierarchy up to the root, are read only after
+	 * sim_cpu_settle (samples, the v2 split, the reports) and change in no other
+	 * way than by these sums; so the time waits in the task, which is at hand,
+	 * and is added to them there, or before the task changes cgroups. Sums of
+	 * integers: the same whatever their order. The walks up the hierarchies,
+	 * their steps cold cgroups, were a third of the settling: 60 virtual
+	 * seconds of the hour's host settle 2,152,280 times and push 26,400. */
+	t->cg_pend += ns;
+	if (!t->cg_listed) {
+		size_t need = st->ncgl + 1;
+
+		if (sim_cpu_grow((void **)&st->cgl, &st->ccgl, need, sizeof(*st->cgl)) < 0) {
+			sim_cpu_cg_push(s, t); /* no room to wait: now */
+		} else {
+			st->cgl[st->ncgl++] = t;
+			t->cg_listed = true;
+		}
+	}
 	/* cpuacct through the controller, on the task's CPU, all of it user time:
 	 * gathered here and charged by sim_cpu_flush (before a command runs, a task
 	 * exits, and at the end); time run on another CPU is charged there first */
@@ -80,15 +107,22 @@ void sim_cpu_settle(struct sim *s)
 	struct cpu_state *st = s->cpu_state;
 	size_t c, i;
 
-	/* a task that starts accruing later in this instant starts from now */
-	if (!st || st->settled_at == s->now)
+	if (!st)
 		return;
-	st->settled_at = s->now;
-	/* every task with a rate is in its CPU's list (maybe in an older one too:
-	 * settling twice adds nothing) */
-	for (c = 0; c < st->ccpu; c++)
-		for (i = 0; i < st->runs[c].n; i++)
-			task_settle(s, st, st->runs[c].t[i]);
+	/* a task that starts accruing later in this instant starts from now */
+	if (st->settled_at != s->now) {
+		st->settled_at = s->now;
+		/* every task with a rate is in its CPU's list (maybe in an older one
+		 * too: settling twice adds nothing) */
+		for (c = 0; c < st->ccpu; c++)
+			for (i = 0; i < st->runs[c].n; i++)
+				task_settle(s, st, st->runs[c].t[i]);
+	}
+	for (i = 0; i < st->ncgl; i++) {
+		sim_cpu_cg_push(s, st->cgl[i]);
+		st->cgl[i]->cg_listed = false;
+	}
+	st->ncgl = 0;
 }
 
 void sim_cpu_flush(struct sim *s)

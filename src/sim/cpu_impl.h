@@ -221,6 +221,8 @@ struct cpu_state {
 	struct cpu_bw bw;     /* the CFS bandwidth timers' (cpu_bw.c) */
 	struct sim_task **pl; /* tasks with cpuacct_pend, to flush */
 	size_t npl, cpl;
+	struct sim_task **cgl; /* tasks with cg_pend, to push at the next settle */
+	size_t ncgl, ccgl;
 	sim_time settled_at; /* every task's time was settled at this instant, or -1 */
 	/* The runnable set (rt, want, mask, any) of the last gather is reused when
 	 * only CPU timers dirtied the model since (no sim_cpu_changed, no epoch, count

@@ -378,6 +378,7 @@ void sim_task_refresh(struct sim *s, struct sim_task *t)
 	if (!t->alive || t->memb_epoch == s->memb_epoch)
 		return;
 	t->memb_epoch = s->memb_epoch;
+	sim_cpu_cg_push(s, t); /* the time it ran where it was */
 	memset(t->cg, 0, sizeof(t->cg));
 	for (i = 0; i < s->nhier; i++) {
 		struct ucg_cgroup *ucg;

@@ -146,6 +146,7 @@ enum { SIM_IO_READ, SIM_IO_WRITE, SIM_IO_READ_DIRECT, SIM_IO_WRITE_DIRECT };
 struct sim_task {
 	bool alive;
 	bool pend_listed;        /* in cpu_account.c's list of tasks with pending time */
+	bool cg_listed;          /* in its list of tasks with cg_pend */
 	int cpu;                 /* the CPU it is queued on while runnable, -1 none */
 	double rate;             /* CPUs granted now */
 	/* CPU time accrues lazily (cpu_account.c): at acc_rate on CPU acc_cpu since acc_since,
@@ -154,6 +155,7 @@ struct sim_task {
 	sim_time acc_since;
 	int acc_cpu;
 	int64_t cpu_ns;
+	int64_t cg_pend;         /* ns in cpu_ns, not yet in its cgroups' (sim_cpu_settle) */
 	int64_t cpuacct_pend;    /* ns run on CPU pend_cpu, not yet charged to cpuacct */
 	int pend_cpu;
 	int tid;
@@ -536,6 +538,9 @@ void sim_cpu_advance(struct sim *s, sim_time now);
 /* Adds the CPU time accrued so far to the tasks, their cgroups and idle_ns (which
  * are otherwise behind: time accrues lazily). */
 void sim_cpu_settle(struct sim *s);
+/* Adds what t ran and its cgroups' cpu_ns does not hold yet to them: before t
+ * changes cgroups. */
+void sim_cpu_cg_push(struct sim *s, struct sim_task *t);
 /* sim_cpu_settle, then charges the CPU time so far to the cpuacct controller. */
 void sim_cpu_flush(struct sim *s);
 /* Recomputes the rates (after anything that changes demand or configuration) and
