@@ -18,6 +18,8 @@ struct sim_bw_rq {
 	sim_time next;      /* the tick at which it next needs runtime, SIM_TIME_MAX */
 	uint64_t seq;       /* while throttled: its place in the throttled list */
 	sim_time thr_since; /* while throttled: since when */
+	int thr_prev;       /* while throttled: the CPUs of the runqueues throttled */
+	int thr_next;       /* before and after it, -1 none (cg->thr_head) */
 	bool thr;
 };
 

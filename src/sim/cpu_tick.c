@@ -170,6 +170,14 @@ static void rq_unthrottle(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg, u
 	int64_t dur = s->now - b->thr_since;
 
 	b->thr = false;
+	if (b->thr_prev >= 0)
+		cg->brq[b->thr_prev].thr_next = b->thr_next;
+	else
+		cg->thr_head = b->thr_next;
+	if (b->thr_next >= 0)
+		cg->brq[b->thr_next].thr_prev = b->thr_prev;
+	else
+		cg->thr_tail = b->thr_prev;
 	cg->nthr--;
 	b->since = s->now;
 	cg->throttled_ns += dur;
@@ -191,18 +199,14 @@ static bool distribute(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 {
 	bool changed = false;
 
+	/* The oldest is the head of the throttled list: throttling appends with the
+	 * next seq (a scan of every runqueue for the least seq, once a runqueue
+	 * unthrottled, was most of the distribution's instructions). */
 	while (cg->nthr && cg->pool > 0) {
-		struct sim_bw_rq *b;
-		unsigned c, best = cg->brq_n;
+		unsigned best = (unsigned)cg->thr_head;
+		struct sim_bw_rq *b = &cg->brq[best];
 		int64_t got;
 
-		for (c = 0; c < cg->brq_n; c++)
-			if (cg->brq[c].thr &&
-			    (best == cg->brq_n || cg->brq[c].seq < cg->brq[best].seq))
-				best = c;
-		if (best == cg->brq_n)
-			break;
-		b = &cg->brq[best];
 		got = -b->rem + 1;
 		if (got > cg->pool)
 			got = cg->pool;
@@ -417,6 +421,13 @@ static bool rq_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg, unsigne
 	}
 	b->thr = true;
 	b->seq = ++cg->thr_seq;
+	b->thr_next = -1;
+	b->thr_prev = cg->nthr ? cg->thr_tail : -1;
+	if (cg->nthr)
+		cg->brq[cg->thr_tail].thr_next = (int)c;
+	else
+		cg->thr_head = (int)c;
+	cg->thr_tail = (int)c;
 	b->thr_since = s->now;
 	b->next = SIM_TIME_MAX;
 	cg->nthr++;

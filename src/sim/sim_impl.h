@@ -94,6 +94,7 @@ struct sim_cg {
 	bool bw_stale;           /* bw_next to be computed again from brq */
 	bool tick_flip;          /* a runqueue's throttling changed since the last recompute */
 	unsigned nthr;           /* runqueues throttled now */
+	int thr_head, thr_tail;  /* while nthr: their CPUs, oldest and newest (by seq) */
 	uint64_t thr_seq;        /* throttling order (distribution goes oldest first) */
 	sim_time slack_at;       /* the slack timer, SIM_TIME_MAX: not armed */
 	int64_t thr_told;        /* throttled_ns already told to the controller */
