@@ -113,11 +113,8 @@ static void order_fix(int *order, unsigned n, unsigned p, const double *load)
 static int balance_move(struct sim *s, struct cpu_state *st)
 {
 	unsigned n = s->nr_cpus, k, c;
-	int gmin = 0;
+	int gmin;
 
-	for (c = 0; c < n; c++)
-		if (st->cpu_load[c] < st->cpu_load[gmin])
-			gmin = (int)c;
 	if (st->order_n != n) {
 		for (c = 0; c < n; c++)
 			st->order[c] = (int)c;
@@ -142,6 +139,15 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 		}
 		st->order_ok = true;
 	}
+	/* The least loaded CPU, the lowest-numbered of those tied (a move's
+	 * destination for a task allowed anywhere): the order ends with them, by
+	 * ascending number, so the first of its last run of equal loads (a scan of
+	 * every CPU for it at each move was a twentieth of the balancer's own
+	 * instructions). */
+	for (c = n - 1; c > 0 && st->cpu_load[st->order[c - 1]] == st->cpu_load[st->order[n - 1]];
+	     c--)
+		;
+	gmin = st->order[c];
 	for (k = 0; k < n; k++) {
 		int src = st->order[k], best = -1, bdst = -1;
 		double lsrc = st->cpu_load[src], bgain = BALANCE_EPS, bh = 0;
