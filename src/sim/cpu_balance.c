@@ -206,7 +206,9 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 			st->cpu_load[src] -= bh;
 			st->cpu_load[bdst] += bh;
 			order_fix(st->order, n, k, st->cpu_load);
-			for (c = 0; c < n && st->order[c] != bdst; c++)
+			/* the destination was less loaded than the source, most often
+			 * the least loaded: looked for from the order's end */
+			for (c = n - 1; c > 0 && st->order[c] != bdst; c--)
 				;
 			order_fix(st->order, n, c, st->cpu_load);
 			return best;
