@@ -87,11 +87,8 @@ int ucgfs_uring_new(struct fuse_session *se, const char *name, struct ucgfs_urin
 
 void ucgfs_uring_name_threads(struct ucgfs_uring *u, const char *name)
 {
-	unsigned i;
-
-	for (i = 0; u && i < u->nq; i++)
-		if (u->queues[i].thread_ok)
-			pthread_setname_np(u->queues[i].thread, name);
+	(void)u; /* always NULL: no queue threads without liburing */
+	(void)name;
 }
 
 int ucgfs_uring_loop(struct ucgfs_uring *u, struct fuse_session *se)
