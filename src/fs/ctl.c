@@ -46,9 +46,6 @@ int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct ucg_buf req, rep;
 	char chunk[4096], *nl;
-	struct ucred cr;
-	socklen_t crlen = sizeof(cr);
-	pid_t peer = 0;
 	int fd, r, i, status;
 
 	if (ucgfs_ctl_path(sa.sun_path, sizeof(sa.sun_path), "ctl.sock") < 0)
@@ -61,8 +58,6 @@ int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
 		close(fd);
 		return r;
 	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0 && crlen == sizeof(cr))
-		peer = cr.pid;
 	ucg_buf_init(&req);
 	ucg_buf_init(&rep);
 	for (i = 0; i < argc; i++)
@@ -81,7 +76,7 @@ int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
 		 * listening socket: the connection is accepted by the kernel and never
 		 * answered. Such a daemon is a dead one (fs/deadconn.h). */
 		if (poll(&pfd, 1, 1000) == 0) {
-			if (ucgfs_pid_dying(peer)) {
+			if (ucgfs_peer_dying(fd)) {
 				r = -ECONNREFUSED;
 				goto out;
 			}

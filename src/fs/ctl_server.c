@@ -203,12 +203,7 @@ int ucgfs_ctl_listen(int *ret, int *ret_stale, pid_t *ret_dying)
 	 * unless the one listening was killed and cannot finish dying (fs/deadconn.h):
 	 * then it is a dead daemon's, as below, and its process is ended from here. */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		struct ucred cr;
-		socklen_t len = sizeof(cr);
-
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && len == sizeof(cr) &&
-		    ucgfs_pid_dying(cr.pid))
-			dying = cr.pid;
+		dying = ucgfs_peer_dying(fd);
 		close(fd);
 		if (!dying)
 			return -EADDRINUSE;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -49,6 +50,16 @@ int ucgfs_pid_dying(pid_t pid)
 	/* a group kill queues SIGKILL on every thread; it may wait in a D state */
 	return ((status_sigset(buf, "\nSigPnd:\t") | status_sigset(buf, "\nShdPnd:\t")) &
 		(1ULL << (SIGKILL - 1))) != 0;
+}
+
+pid_t ucgfs_peer_dying(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || len != sizeof(cr))
+		return 0;
+	return ucgfs_pid_dying(cr.pid) ? cr.pid : 0;
 }
 
 int ucgfs_pid_wait_exit(pid_t pid, int ms)

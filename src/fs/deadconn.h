@@ -34,6 +34,10 @@
  * thread lives, or SIGKILL pending), 0 if not (or no such process). */
 int ucgfs_pid_dying(pid_t pid);
 
+/* The pid of the process listening at the other end of fd, a connected AF_UNIX
+ * socket (SO_PEERCRED), if it is dying as above; 0 if not, or not known. */
+pid_t ucgfs_peer_dying(int fd);
+
 /* Waits up to ms milliseconds for pid's threads all to have exited. 0 once they
  * have (or it is gone), -ETIMEDOUT. */
 int ucgfs_pid_wait_exit(pid_t pid, int ms);

@@ -67,8 +67,10 @@ static int drain(char *buf, size_t size, size_t *have)
 
 		if (n == 0)
 			return 0;
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n < 0)
-			return errno == EINTR ? drain(buf, size, have) : 1;
+			return 1; /* EAGAIN: all read, the pipe still open */
 		*have += (size_t)n;
 		buf[*have] = '\0';
 		while ((nl = strchr(buf, '\n'))) {
