@@ -47,8 +47,10 @@ until_state() {
 	return 1
 }
 
-# deadlock DIR1 DIR2: the hierarchy at both; leaves the daemon (OLD) with the second
-# mount's notifier (NOTE2) blocked for good, the callers LOOKUP and REMOVER waiting
+# deadlock DIR1 DIR2: the hierarchy at both; leaves the daemon (DAEMON_PID, kept in
+# OLD) with the second mount's notifier (NOTE2) blocked for good, the callers LOOKUP
+# and REMOVER waiting. Returns 1 where ptrace cannot stop a thread, 2 if the notifier
+# did not block within DEADLOCK_TENTHS tenths of a second (default 30).
 deadlock() {
 	mkdir $1/X $1/Q
 	local c1=$(conn_of $1) c2=$(conn_of $2) serve
@@ -73,10 +75,10 @@ deadlock() {
 	# (the entry's removal is told to the second mount's kernel, which locks the root)
 	rmdir $1/Q 2>/dev/null &
 	REMOVER=$!; PIDS+=($REMOVER)
-	if ! until_state $NOTE2 D; then
+	if ! until_state $NOTE2 D ${DEADLOCK_TENTHS:-30}; then
 		echo "SKIP: the notifier of $2 did not block (state $(state_of $NOTE2))"
 		kill $TRACER
-		return 1
+		return 2
 	fi
 }
 callers_returned() {

@@ -138,28 +138,20 @@ fi
 # it holding its root's lock and an rmdir through the first blocking the second's
 # notifier in D. The guard aborts the connections, the daemon exits, and systemd
 # restarts it by itself.
-HOLD=$2/../fs/holddead
 M2=$(ucg_mnt sd-pids2 pids) || bad "the same hierarchy mounted twice"
-mkdir $M/q
-C2=$(awk -v m=$M2 '$5 == m { split($3, a, ":"); c = a[2] } END { print c }' /proc/self/mountinfo)
-tid_named() { local t; for t in /proc/$1/task/*; do [ "$(cat $t/comm)" = "$2" ] && basename $t; done; }
-SERVE=$(tid_named $P2 ucgfs/$C2)
-NOTE=$(tid_named $P2 ucgnote/$C2)
-"$HOLD" stop $SERVE > /tmp/stopped & # every thread serving it
-T=$!
-for ((i = 0; i < 100; i++)); do grep -q stopped /tmp/stopped && break; nap 0.05; done
-if ! grep -q stopped /tmp/stopped; then
+FSOP=$2/../fs/fsop SCRATCH=/tmp DAEMON_PID=$P2 DEADLOCK_TENTHS=50
+. "$(dirname "$0")/../fs/deadconn-lib.sh"
+deadlock $M $M2
+case $? in
+1)
 	echo "  SKIP the guard round: cannot stop a thread with ptrace here"
 	SKIP=$((SKIP + 1))
-	kill $T 2>/dev/null
-else
-	stat $M2/a >/dev/null 2>&1 &
-	L=$!
-	nap 0.3
-	rmdir $M/q 2>/dev/null &
-	R=$!
-	for ((i = 0; i < 100; i++)); do [ "$(sed 's/.*) //' /proc/$P2/task/$NOTE/stat | cut -c1)" = D ] && break; nap 0.05; done
-	check "guard round: the notifier blocked" "$(sed 's/.*) //' /proc/$P2/task/$NOTE/stat | cut -c1)" "D"
+	;;
+2)
+	bad "guard round: the notifier blocked"
+	;;
+*)
+	ok "guard round: the notifier blocked"
 	t0=$(ms)
 	kill -9 $P2
 	for ((i = 0; i < 600; i++)); do
@@ -176,10 +168,11 @@ else
 	for ((i = 0; i < 100; i++)); do grep -q " $M2 " /proc/self/mountinfo && serves $M2 && break; nap 0.05; done
 	check "guard round: both mounts served, the member kept" \
 		"$(cat $M/a/cgroup.procs 2>&1) $(cat $M2/a/cgroup.procs 2>&1)" "$S $S"
-	for p in $L $R $T; do wait $p 2>/dev/null; done
-	check "guard round: the blocked callers returned" "$(for p in $L $R $T; do kill -0 $p 2>/dev/null && echo $p; done | grep -c .)" "0"
-	umount $M2
-fi
+	callers_returned "guard round"
+	;;
+esac
+umount $M2
+rmdir $M/X $M/Q 2>/dev/null
 { kill -9 $S; wait $S; } 2>/dev/null
 rmdir $M/a
 umount $M
