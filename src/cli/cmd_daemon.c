@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "fs/ctl.h"
 #include "fs/daemon.h"
+#include "fs/deadconn.h"
 #include "fs/state.h"
 
 #include <errno.h>
@@ -206,52 +207,6 @@ int ucg_fs_request_print(const char *cmd, int argc, const char *const *argv, con
 	return 0;
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w = '\0';
-}
-
-/* Whether dir is still a mount point of a ucg daemon (FUSE, subtype cgroup). */
-static int still_mounted(const char *dir)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	int found = 0;
-
-	if (!f)
-		return 0;
-	while (!found && getline(&line, &cap, f) > 0) {
-		char *fld[5], *save = NULL, *dash = strstr(line, " - ");
-		int i;
-
-		if (!dash || strncmp(dash + 3, "fuse.cgroup ", 12))
-			continue;
-		fld[0] = strtok_r(line, " ", &save);
-		for (i = 1; i < 5 && fld[i - 1]; i++)
-			fld[i] = strtok_r(NULL, " ", &save);
-		if (i == 5 && fld[4]) {
-			unescape(fld[4]);
-			found = !strcmp(fld[4], dir);
-		}
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -327,7 +282,7 @@ int ucg_fs_stop_daemon(const char *cmd, int reset, int quiet_if_none)
 		if (!dir || end == dir)
 			continue;
 		*end = '\0';
-		if (still_mounted(dir + 1)) {
+		if (ucgfs_conn_at(dir + 1)) { /* still a ucg mount there */
 			fprintf(stderr, "ucg: %s: %s: still mounted after the daemon's exit: %s\n",
 				cmd, dir + 1, strerror(EBUSY));
 			code = 1;

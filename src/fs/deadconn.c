@@ -96,8 +96,9 @@ static int escape(const char *dir, char *out, size_t size)
 	return 0;
 }
 
-/* The FUSE mounts at dir, in mount order (the last is on top): want 0, the top
- * one's connection; else want if one of them is served by it. 0: none. */
+/* The ucg FUSE mounts (fuse.cgroup) at dir, in mount order (the last is on top):
+ * want 0, the top one's connection; else want if one of them is served by it.
+ * 0: none. */
 static unsigned scan_mounts(const char *dir, unsigned want)
 {
 	char esc[4096], *line = NULL;
@@ -119,8 +120,8 @@ static unsigned scan_mounts(const char *dir, unsigned want)
 		    strcmp(point, esc) || maj != 0)
 			continue;
 		sep = strstr(line, " - ");
-		if (!sep || strncmp(sep + 3, "fuse", 4) || (sep[7] != ' ' && sep[7] != '.'))
-			continue;
+		if (!sep || strncmp(sep + 3, "fuse.cgroup ", 12))
+			continue; /* a ucg daemon's mounts only */
 		if (!want)
 			found = min; /* the last one is on top */
 		else if (min == want)

@@ -42,11 +42,12 @@ pid_t ucgfs_peer_dying(int fd);
  * have (or it is gone), -ETIMEDOUT. */
 int ucgfs_pid_wait_exit(pid_t pid, int ms);
 
-/* The connection number of the FUSE mount on top at dir (an absolute, canonical
- * path), from /proc/self/mountinfo; 0 if none. Never touches the mount. */
+/* The connection number of the ucg FUSE mount (type fuse.cgroup) on top at dir
+ * (an absolute, canonical path), from /proc/self/mountinfo; 0 if none: nonzero says
+ * a ucg mount is there. Never touches the mount. */
 unsigned ucgfs_conn_at(const char *dir);
 
-/* Aborts FUSE connection conn if a FUSE mount at dir is served by it (any of the
+/* Aborts FUSE connection conn if a ucg FUSE mount at dir is served by it (any of the
  * mounts stacked there), mounting the control filesystem for the call if it is not
  * at /sys/fs/fuse/connections. 1 if aborted, 0 if no such mount, or -errno. */
 int ucgfs_conn_abort(unsigned conn, const char *dir);
