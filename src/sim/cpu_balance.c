@@ -173,7 +173,13 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 			double h, gain;
 
 			h = task_h_load(st, i);
-			if (h > BALANCE_EPS / 2 - 1 && (minh <= 0 || h < minh))
+			/* its move gains 2·min(h, ...) at most, below BALANCE_EPS by
+			 * far more than the rounding: no look for a destination (the
+			 * small tasks are nine in ten of those looked at on the
+			 * hour's host) */
+			if (!(h > BALANCE_EPS / 2 - 1))
+				continue;
+			if (minh <= 0 || h < minh)
 				minh = h;
 			if (st->moved[i] == st->stamp)
 				continue;
