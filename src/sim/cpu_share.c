@@ -72,13 +72,15 @@ static void waterfill(double cap, struct went *v, struct wkey *k, size_t n)
 		v[k[i].i].a = v[k[i].i].w * ratio;
 }
 
-/* Lists task k (t) with a rate on cpu; a task left out for want of memory is charged
- * no time (the run fails: st->run_err). */
-static bool run_grow(struct cpu_state *st, struct cpu_run *r)
+/* Makes room in r for n tasks; false (st->run_err: the run fails) when out of
+ * memory. */
+static bool run_reserve(struct cpu_state *st, struct cpu_run *r, size_t n)
 {
-	size_t n = r->cap ? r->cap * 2 : 16;
 	void *v;
 
+	if (n <= r->cap)
+		return true;
+	n = n < 16 ? 16 : n + n / 2;
 	v = ucg_realloc(r->t, n * sizeof(*r->t));
 	if (v)
 		r->t = v;
@@ -92,27 +94,35 @@ static bool run_grow(struct cpu_state *st, struct cpu_run *r)
 	return true;
 }
 
+/* One CPU's share: what every step of it reads and fills, looked up once. */
+struct share_ctx {
+	struct sim *s;
+	struct cpu_state *st;
+	struct cpu_reach *rc; /* the CPU's reached rqs */
+	struct cpu_run *run;  /* its tasks with a rate: room for all its queued tasks */
+};
+
 /* Notes rq q as reached by its CPU's share; one left out for want of memory would
  * keep its grant (the run fails: st->run_err). */
-static inline void reach_add(struct cpu_state *st, int cpu, int q)
+static inline void reach_add(struct share_ctx *x, int q)
 {
-	struct cpu_reach *r = &st->reach[cpu];
+	struct cpu_reach *r = x->rc;
 
 	if (r->n == r->cap && sim_cpu_grow((void **)&r->q, &r->cap, r->n + 1, sizeof(*r->q)) < 0) {
-		st->run_err = true;
+		x->st->run_err = true;
 		return;
 	}
 	r->q[r->n++] = q;
 }
 
-static inline void run_add(struct cpu_state *st, int cpu, int k, struct sim_task *t)
+/* Lists task k with a rate on the CPU: every task the share gives a rate is queued
+ * there, and the list has room for all of them (sim_cpu_share_cpu), so no check. */
+static inline void run_add(struct share_ctx *x, int k)
 {
-	struct cpu_run *r = &st->runs[cpu];
+	struct cpu_run *r = x->run;
 
-	if (r->n == r->cap && !run_grow(st, r))
-		return;
-	st->tk[k].rgen = st->share_gen;
-	r->t[r->n] = t;
+	x->st->tk[k].rgen = x->st->share_gen;
+	r->t[r->n] = x->s->tasks[k];
 	r->k[r->n++] = k;
 }
 
@@ -120,8 +130,9 @@ static inline void run_add(struct cpu_state *st, int cpu, int k, struct sim_task
  * changed since the share that last reached it (q not chg): every grant and rate
  * comes out as it is, so only the lists are made again, in share_rq's order (child
  * groups by descending id, each followed by its subtree, then the tasks). */
-static void share_replay(struct sim *s, struct cpu_state *st, int q)
+static void share_replay(struct share_ctx *x, int q)
 {
+	struct cpu_state *st = x->st;
 	int c, k;
 
 	st->rq[q].chg = false;
@@ -132,23 +143,24 @@ static void share_replay(struct sim *s, struct cpu_state *st, int q)
 		if (!(r->d > 0))
 			continue;
 		r->a = r->a_prev;
-		reach_add(st, r->cpu, c);
+		reach_add(x, c);
 		if (r->first_child < 0 && t >= 0 && st->tk[t].next < 0) {
 			if (st->tk[t].rate > 0)
-				run_add(st, r->cpu, t, s->tasks[t]);
+				run_add(x, t);
 		} else {
-			share_replay(s, st, c);
+			share_replay(x, c);
 		}
 	}
 	for (k = st->rq[q].first_task; k >= 0; k = st->tk[k].next)
 		if (st->tk[k].want > 0 && st->tk[k].rate > 0)
-			run_add(st, st->rq[q].cpu, k, s->tasks[k]);
+			run_add(x, k);
 }
 
 /* Shares cap CPUs of one runqueue among its entities (wf[top..) is free scratch);
  * each group entity's grant is noted in its rq, which joins its CPU's reached list. */
-static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, size_t top)
+static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 {
+	struct cpu_state *st = x->st;
 	struct went *v = st->wf + top;
 	struct wkey *key = st->wk + top;
 	size_t n = 0, i;
@@ -169,10 +181,10 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 	/* children come by descending id: reversed, ties (equal d/w) are already in
 	 * the sort's order, and the insertion sort has little to do */
 	for (i = 0; i < n / 2; i++) {
-		struct wkey x = key[i];
+		struct wkey y = key[i];
 
 		key[i] = key[n - 1 - i];
-		key[n - 1 - i] = x;
+		key[n - 1 - i] = y;
 	}
 	for (k = st->rq[q].first_task; k >= 0; k = st->tk[k].next)
 		if (st->tk[k].want > 0) {
@@ -190,14 +202,14 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 		if (v[i].rq < 0) {
 			cpu_rate_set(st, v[i].task, v[i].a);
 			if (v[i].a > 0)
-				run_add(st, st->rq[q].cpu, v[i].task, s->tasks[v[i].task]);
+				run_add(x, v[i].task);
 		} else {
 			struct rq *r = &st->rq[v[i].rq];
 			int t = r->first_task;
 			bool same = !r->chg && v[i].a == r->a_prev;
 
 			r->a = v[i].a;
-			reach_add(st, r->cpu, v[i].rq);
+			reach_add(x, v[i].rq);
 			if (r->a != r->a_prev) {
 				cpu_mark_alloc(st, r->slot);
 				r->a_prev = r->a;
@@ -211,11 +223,11 @@ static void share_rq(struct sim *s, struct cpu_state *st, int q, double cap, siz
 					a = 0;
 				cpu_rate_set(st, t, a);
 				if (a > 0)
-					run_add(st, r->cpu, t, s->tasks[t]);
+					run_add(x, t);
 			} else if (same) {
-				share_replay(s, st, v[i].rq);
+				share_replay(x, v[i].rq);
 			} else {
-				share_rq(s, st, v[i].rq, v[i].a, top + n);
+				share_rq(x, v[i].rq, v[i].a, top + n);
 			}
 		}
 	}
@@ -262,8 +274,11 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	st->coldr = cold;
 	for (i = 0; i < nold; i++)
 		st->rq[old[i]].a = 0;
-	if (st->cpu_root[c] >= 0)
-		share_rq(s, st, st->cpu_root[c], 1.0, 0);
+	if (st->cpu_root[c] >= 0 && run_reserve(st, r, st->cq[c].n)) {
+		struct share_ctx x = { s, st, rc, r };
+
+		share_rq(&x, st->cpu_root[c], 1.0, 0);
+	}
 	for (i = 0; kept && i < nk; i++) {
 		int k = st->oldk[i];
 
