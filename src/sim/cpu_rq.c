@@ -562,13 +562,14 @@ static int rq_relink(struct cpu_state *st, struct sim_cg *g, int q, double w, do
  * when it was computed, and every later move of it passed through here). */
 /* group_redo_lazy's walk over one rq: summed if dirty, its load published if it
  * changed, whether it is to be relinked (rq.lzvis); its ne and act brought up to
- * date in the group's counts when counted is set. */
+ * date in the group's counts when counted is set. row: the group's entries (lz_at
+ * at CPU 0), found once per redo, not once per rq. */
 static inline __attribute__((always_inline)) void lazy_visit(struct cpu_state *st, int idx,
-							     struct sim_cg *g, int q, bool all,
-							     bool counted)
+							     struct lz_ent *row, struct sim_cg *g,
+							     int q, bool all, bool counted)
 {
 	struct rq *r = &st->rq[q];
-	struct lz_ent *e = lz_at(st, idx, r->cpu);
+	struct lz_ent *e = &row[r->cpu];
 	bool dirty = r->dirty, ne, act;
 
 	if (dirty)
@@ -614,7 +615,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 
 		if (q < 0)
 			continue;
-		lazy_visit(st, idx, g, q, false, true);
+		lazy_visit(st, idx, row, g, q, false, true);
 		if (st->rq[q].lzch && st->rq[q].ne)
 			npub++;
 	}
@@ -656,6 +657,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 
 static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct sim_cg *g)
 {
+	struct lz_ent *row = lz_at(st, idx, 0); /* its entries, by CPU */
 	double total = 0;
 	unsigned active = 0, kept = 0, n = 0, ne = 0;
 	bool all = g->brq || (st->g_flags[idx] & G_RELINK);
@@ -669,10 +671,10 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 		struct rq *r = &st->rq[q];
 
-		lazy_visit(st, idx, g, q, all, false);
+		lazy_visit(st, idx, row, g, q, all, false);
 		if (r->ne && !r->lzch)
 			kept++;
-		total += lz_at(st, idx, r->cpu)->pub;
+		total += row[r->cpu].pub;
 		if (r->act)
 			active++;
 		ne += r->ne;
@@ -684,7 +686,6 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 	st->lz_tot[idx] = total;
 	if (n > 8 && st->lz_ncpu <= 64 && st->slot && st->slot_ncpu == st->lz_ncpu) {
 		/* the running sums over every CPU, for the redos of its dirty rqs */
-		struct lz_ent *row = lz_at(st, idx, 0);
 		double pre = 0;
 		unsigned c;
 
@@ -701,7 +702,7 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 		struct lz_ent *e;
 		double w;
 
-		e = lz_at(st, idx, r->cpu);
+		e = &row[r->cpu];
 		if (!r->lzvis && !(st->lz_refresh && e->tot != total))
 			continue;
 		if (r->lzch || (st->lz_refresh && e->tot != total)) {
