@@ -15,18 +15,20 @@
 #define BALANCE_ROUNDS 8
 #define BALANCE_EPS (NICE0 / 64) /* a move must cut an imbalance by 1/64 of a task */
 
-/* What task k adds to its CPU's root load (the kernel's h_load): its own load scaled
- * by each group's weight over the load of the runqueue it sits in; 0 when a throttled
- * group holds it. */
-static double task_h_load(struct cpu_state *st, int k)
+/* What task k, queued on CPU cpu (whose hgen is hg), adds to that CPU's root load
+ * (the kernel's h_load): its own load scaled by each group's weight over the load
+ * of the runqueue it sits in; 0 when a throttled group holds it. The caller scans
+ * one CPU's tasks and passes what is the same for all of them. */
+static inline double task_h_load(struct cpu_state *st, int k, int cpu, uint32_t hg)
 {
-	int q0 = st->tk[k].q, q = q0;
-	double h = NICE0 * st->tk[k].want;
+	struct cpu_task *tk = &st->tk[k];
+	int q0 = tk->q, q = q0;
+	double want = tk->want, h = NICE0 * want;
 	struct rq *r0 = &st->rq[q0];
 
 	/* while nothing it reads changed on its CPU, the answer for a task of the same
 	 * demand on the same rq is the same, bit for bit */
-	if (r0->hgen == st->hgen[r0->cpu] && r0->hwant == st->tk[k].want)
+	if (r0->hgen == hg && r0->hwant == want)
 		return r0->hval;
 	while (st->rq[q].parent >= 0) {
 		int p = st->rq[q].parent;
@@ -38,11 +40,10 @@ static double task_h_load(struct cpu_state *st, int k)
 		h *= st->rq[q].w * st->rq[q].u / st->rq[q].load;
 		q = p;
 	}
-	if (st->rq[q].parent < 0 && st->cpu_root[st->rq[q].cpu] != q)
+	if (st->rq[q].parent < 0 && st->cpu_root[cpu] != q)
 		h = 0;
-	r0 = &st->rq[q0];
-	r0->hgen = st->hgen[r0->cpu];
-	r0->hwant = st->tk[k].want;
+	r0->hgen = hg;
+	r0->hwant = want;
 	r0->hval = h;
 	return h;
 }
@@ -172,7 +173,7 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 			int i = st->cq[src].k[j], dst = -1;
 			double h, gain;
 
-			h = task_h_load(st, i);
+			h = task_h_load(st, i, src, st->hgen[src]);
 			/* its move gains 2·min(h, ...) at most, below BALANCE_EPS by
 			 * far more than the rounding: no look for a destination (the
 			 * small tasks are nine in ten of those looked at on the
