@@ -40,6 +40,16 @@ struct sim_event_src {
  * for the reports, and its charges still count in its ancestors. */
 struct sim_cg {
 	int id;                 /* global creation order (reports sort by it) */
+	/* Here, beside id, not in their sections below: the CPU model's alloc sums
+	 * look at these three in every group whose grant on a CPU changed (2 M times
+	 * in the first virtual minute of bench_sim_events sim.hour_64cpu_s), most of
+	 * them to find no quota: a cache line each, they missed the D1 cache 7.4 M
+	 * times there (cachegrind; 4.2 M together). quota_ns is a control value
+	 * (valid with cfg_epoch, below); brq and brq_n the tick model's (with pool,
+	 * below). */
+	int64_t quota_ns;      /* cpu.cfs_quota_us * 1000, -1 unlimited */
+	struct sim_bw_rq *brq; /* [brq_n], NULL in the fluid model */
+	unsigned brq_n;
 	struct sim_hier *hier;
 	/* "/a/b": a copy of the engine's path made when first asked (sim_cg_path), dropped
 	 * when it or an ancestor is renamed, kept once removed */
@@ -59,8 +69,7 @@ struct sim_cg {
 	 * while cfg_epoch == sim.cfg_epoch; a write the engine reports sets it stale */
 	uint64_t cfg_epoch;
 	unsigned shares;        /* cpu.shares (1024 when unreadable) */
-	int64_t quota_ns;       /* cpu.cfs_quota_us * 1000, -1 unlimited */
-	int64_t period_ns;
+	int64_t period_ns;      /* (quota_ns: above) */
 	unsigned ncpus;         /* cpuset.cpus count, 0 when not limited */
 	uint64_t cpus_mask;     /* cpuset.effective_cpus as bits (CPUs 0..63) */
 	bool frozen;
@@ -86,9 +95,8 @@ struct sim_cg {
 	sim_time rt_since;      /* runtime_left is as of this instant (used at rate since) */
 	sim_time bw_next;       /* its next period end or quota exhaustion (cpu_bw.c) */
 	/* the tick model's CFS bandwidth (cpu_tick.c), while it has a quota there: the
-	 * global pool, one runqueue's slice state per CPU, the period timer's state */
-	struct sim_bw_rq *brq; /* [brq_n], NULL in the fluid model */
-	unsigned brq_n;
+	 * global pool, one runqueue's slice state per CPU (brq: above), the period
+	 * timer's state */
 	int64_t pool;            /* cfs_b->runtime */
 	bool bw_active, bw_idle; /* the period timer runs; no runtime taken this period */
 	bool bw_stale;           /* bw_next to be computed again from brq */
