@@ -284,7 +284,6 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->minh_gen);
 	ucg_free(st->minh);
 	for (i = 0; st->runs && i < st->ccpu; i++) {
-		ucg_free(st->runs[i].t);
 		ucg_free(st->runs[i].k);
 	}
 	ucg_free(st->runs);

@@ -116,7 +116,7 @@ void sim_cpu_settle(struct sim *s)
 		 * too: settling twice adds nothing) */
 		for (c = 0; c < st->ccpu; c++)
 			for (i = 0; i < st->runs[c].n; i++)
-				task_settle(s, st, st->runs[c].t[i]);
+				task_settle(s, st, s->tasks[st->runs[c].k[i]]);
 	}
 	for (i = 0; i < st->ncgl; i++) {
 		sim_cpu_cg_push(s, st->cgl[i]);

@@ -79,11 +79,12 @@ struct cpu_task {
 	unsigned char touched; /* in cpu_state.touched */
 };
 
-/* The tasks one CPU's last share gave a rate, with their indexes.
+/* The tasks one CPU's last share gave a rate, by index (s->tasks[k] is the task:
+ * the share does not load the pointer, whose array is too large to stay in the
+ * cache, and sim_cpu_settle, which reads it, runs a hundred times less often).
  * Every task with a rate is in its CPU's list: a task that leaves a CPU loses its
  * rate, and a share starts by taking the rates of the tasks in the list. */
 struct cpu_run {
-	struct sim_task **t;
 	int *k;
 	size_t n, cap;
 };

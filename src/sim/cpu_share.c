@@ -81,10 +81,7 @@ static bool run_reserve(struct cpu_state *st, struct cpu_run *r, size_t n)
 	if (n <= r->cap)
 		return true;
 	n = n < 16 ? 16 : n + n / 2;
-	v = ucg_realloc(r->t, n * sizeof(*r->t));
-	if (v)
-		r->t = v;
-	v = v ? ucg_realloc(r->k, n * sizeof(*r->k)) : NULL;
+	v = ucg_realloc(r->k, n * sizeof(*r->k));
 	if (!v) {
 		st->run_err = true;
 		return false;
@@ -96,7 +93,6 @@ static bool run_reserve(struct cpu_state *st, struct cpu_run *r, size_t n)
 
 /* One CPU's share: what every step of it reads and fills, looked up once. */
 struct share_ctx {
-	struct sim *s;
 	struct cpu_state *st;
 	struct cpu_reach *rc; /* the CPU's reached rqs */
 	struct cpu_run *run;  /* its tasks with a rate: room for all its queued tasks */
@@ -122,7 +118,6 @@ static inline void run_add(struct share_ctx *x, int k)
 	struct cpu_run *r = x->run;
 
 	x->st->tk[k].rgen = x->st->share_gen;
-	r->t[r->n] = x->s->tasks[k];
 	r->k[r->n++] = k;
 }
 
@@ -262,7 +257,7 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 		kept = true;
 	} else {
 		for (i = 0; i < nk; i++)
-			if (r->t[i]->cpu == (int)c)
+			if (s->tasks[r->k[i]]->cpu == (int)c)
 				cpu_rate_set(st, r->k[i], 0);
 	}
 	r->n = 0;
@@ -275,7 +270,7 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	for (i = 0; i < nold; i++)
 		st->rq[old[i]].a = 0;
 	if (st->cpu_root[c] >= 0 && run_reserve(st, r, st->cq[c].n)) {
-		struct share_ctx x = { s, st, rc, r };
+		struct share_ctx x = { st, rc, r };
 
 		share_rq(&x, st->cpu_root[c], 1.0, 0);
 	}
