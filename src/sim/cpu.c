@@ -255,7 +255,7 @@ void sim_cpu_fini(struct sim *s)
 
 	if (!st)
 		return;
-	ucg_free(st->rq);
+	ucg_free(st->rq_mem);
 	ucg_free(st->gone);
 	ucg_free(st->slot);
 	ucg_free(st->g_first);

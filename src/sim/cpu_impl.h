@@ -42,30 +42,38 @@ struct cpu_bw {
  * empty one adds exact zeros to every sum, so dropping it changes no figure, and
  * keeping them all made every group's walks cover every CPU it ever ran on). */
 struct rq {
-	struct sim_cg *cg; /* NULL: the root when no hierarchy has the cpu controller */
-	int cpu;
-	int slot;                  /* its group's slot: cgroup id + 1, 0 the hierarchy-less root */
-	int parent;                /* the parent group's rq on this CPU while linked, else -1 */
-	int next_of_cg;            /* the group's rq on its next higher CPU */
-	int first_child, next_sib; /* linked child groups' rqs here, descending id */
-	int first_task;            /* runnable tasks queued here, ascending task index */
-	bool dirty;                /* load and d to be summed again */
-	bool gone;                 /* listed in st->gone */
-	bool up;                   /* d changed: the parent's sums must be redone */
-	bool lzch;                 /* group_redo scratch: published in this pass */
-	bool lzvis;                /* group_redo scratch: to be relinked */
-	bool chg;                  /* summed since its CPU's last share reached it: what
-				    * it or a runqueue below it holds may have changed */
-	bool ne, act;              /* non-empty, d > 0: as its group's redo last saw */
-	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
-	double d;                  /* CPUs its tasks want here */
+	/* Two cache lines, the array aligned to them (rq_grow). The first holds what
+	 * the share reads of every rq it reaches, and the load and link the balancer
+	 * and the sums walk: on a 120-byte stride these spread over two or three
+	 * lines per rq. The 128-byte stride also makes each &st->rq[q] a shift, not a
+	 * multiply (5% of the recompute's instructions, counted by callgrind). */
+	_Alignas(64) double d;     /* CPUs its tasks want here */
 	double w;                  /* its group entity's weight on this CPU */
-	double u;                  /* min(1, d) */
 	double a;                  /* CPUs its entity got in the last share of this CPU, else 0 */
 	double a_prev;             /* a before the share under way (== a between shares) */
+	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
+	int first_child, next_sib; /* linked child groups' rqs here, descending id */
+	int first_task;            /* runnable tasks queued here, ascending task index */
+	int parent;                /* the parent group's rq on this CPU while linked, else -1 */
+	int slot;                  /* its group's slot: cgroup id + 1, 0 the hierarchy-less root */
+	bool chg;                  /* summed since its CPU's last share reached it: what
+				    * it or a runqueue below it holds may have changed */
+	bool dirty;                /* load and d to be summed again */
+	bool up;                   /* d changed: the parent's sums must be redone */
+	bool ne;                   /* non-empty ... */
+	/* second line */
+	double u;                  /* min(1, d) */
+	struct sim_cg *cg;         /* NULL: the root when no hierarchy has the cpu controller */
+	int cpu;
+	int next_of_cg;            /* the group's rq on its next higher CPU */
 	uint32_t hgen;             /* == its CPU's hgen: hval is task_h_load's answer for a */
+	bool act;                  /* ... and d > 0: as its group's redo last saw */
+	bool gone;                 /* listed in st->gone */
+	bool lzch;                 /* group_redo scratch: published in this pass */
+	bool lzvis;                /* group_redo scratch: to be relinked */
 	double hwant, hval;        /* task of demand hwant queued here */
 };
+_Static_assert(sizeof(struct rq) == 128, "struct rq: two cache lines");
 
 /* What the share reads and writes of one task (by index), together: a share visits
  * tasks scattered over the index range, and separate arrays cost a cache line each. */
@@ -152,8 +160,9 @@ struct lz_ent {
  * (the lazy weights' published loads, weights and totals, the refresh and balancing
  * instants: lz*, lb*), which the model's next answer depends on as on its inputs. */
 struct cpu_state {
-	struct rq *rq;
+	struct rq *rq; /* in rq_mem, aligned to a cache line */
 	size_t nrq, crq;
+	void *rq_mem;
 	int free_rq;         /* rqs dropped for reuse, linked by next_of_cg; -1 none */
 	int *gone;           /* rqs that emptied in this recompute: dropped at its end if */
 	size_t ngone, cgone; /* still empty (sim_cpu_rqs_drop) */

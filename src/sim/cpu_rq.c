@@ -190,6 +190,26 @@ static inline void h_stale(struct cpu_state *st, int cpu)
 	st->hgen[cpu] = st->hgen_ctr;
 }
 
+/* Doubles the rq array, aligned to a cache line as struct rq is (no realloc
+ * keeps an alignment); -ENOMEM. */
+static int rq_grow(struct cpu_state *st)
+{
+	size_t n = st->crq ? st->crq * 2 : 16, al = _Alignof(struct rq);
+	char *mem = ucg_malloc(n * sizeof(struct rq) + al - 1);
+	struct rq *v;
+
+	if (!mem)
+		return -ENOMEM;
+	v = (struct rq *)(mem + (al - (uintptr_t)mem % al) % al);
+	if (st->nrq)
+		memcpy(v, st->rq, st->nrq * sizeof(*v));
+	ucg_free(st->rq_mem);
+	st->rq_mem = mem;
+	st->rq = v;
+	st->crq = n;
+	return 0;
+}
+
 /* The rq of the group in slot idx on cpu, made (empty, dirty) if it has none yet;
  * -1 when out of memory. */
 static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
@@ -210,7 +230,7 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 		i = st->free_rq;
 		st->free_rq = st->rq[i].next_of_cg;
 	} else {
-		if (sim_cpu_grow((void **)&st->rq, &st->crq, st->nrq + 1, sizeof(*st->rq)) < 0)
+		if (st->nrq == st->crq && rq_grow(st) < 0)
 			return -1;
 		i = (int)st->nrq++;
 	}
