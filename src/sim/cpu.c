@@ -267,12 +267,13 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->g_ne);
 	ucg_free(st->g_act);
 	ucg_free(st->rstale);
-	ucg_free(st->tk);
 	ucg_free(st->oldk);
 	ucg_free(st->mask);
 	ucg_free(st->any);
 	ucg_free(st->moved);
 	ucg_free(st->touched);
+	ucg_free(st->tid);
+	ucg_free(st->tk_mem);
 	ucg_free(st->rt);
 	ucg_free(st->moves);
 	ucg_free(st->cpu_root);
@@ -448,7 +449,7 @@ void sim_cpu_update(struct sim *s)
 	if (sim_cpu_state_reserve(st, s->ntasks, s->ncgs + 1, s->nr_cpus) < 0)
 		goto out;
 	for (; st->ntid < s->ntasks; st->ntid++)
-		st->tk[st->ntid].tid = s->tasks[st->ntid]->tid;
+		st->tid[st->ntid] = s->tasks[st->ntid]->tid;
 	hard = !st->valid || st->ncpu != s->nr_cpus || st->hi != hi;
 	if (hard || s->cpu_full)
 		sim_cpu_state_reset(s, st, hi);

@@ -82,10 +82,10 @@ struct cpu_task {
 	double rate;           /* its rate (s->tasks[k]->rate follows at the recompute's end) */
 	int next;              /* next task on the same rq */
 	int q;                 /* the rq it is queued on, -1 */
-	int tid;               /* == s->tasks[k]->tid (k < ntid) */
 	uint32_t rgen;         /* == share_gen: given a rate in the share under way */
 	unsigned char touched; /* in cpu_state.touched */
 };
+_Static_assert(sizeof(struct cpu_task) == 32, "struct cpu_task: a power of two");
 
 /* The tasks one CPU's last share gave a rate, by index (s->tasks[k] is the task:
  * the share does not load the pointer, whose array is too large to stay in the
@@ -183,8 +183,14 @@ struct cpu_state {
 	int *rstale; /* slots with G_RATE */
 	size_t nrstale;
 	/* per task index */
+	/* 32 bytes, a power of two (the tid, which only breaks ties in the share's
+	 * order, is kept apart for that), in tk_mem aligned to a cache line: no
+	 * task's fields straddle two lines (in a realloc'd array, 16-aligned, half
+	 * of them did) */
 	struct cpu_task *tk;
-	size_t ntid; /* tk[].tid is set for the first ntid tasks */
+	void *tk_mem;
+	int *tid; /* == s->tasks[k]->tid, set for the first ntid tasks */
+	size_t ntid;
 	uint32_t share_gen;
 	int *oldk; /* share scratch: the tasks the CPU's last share gave a rate */
 	size_t coldk;

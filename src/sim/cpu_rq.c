@@ -39,19 +39,27 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 
 	if (ntasks > st->ctk) {
 		size_t n = ntasks + ntasks / 2 + 16;
-		void **arr[] = { (void **)&st->tk,     (void **)&st->mask, (void **)&st->any,
-				 (void **)&st->moved,  (void **)&st->rt,   (void **)&st->moves,
-				 (void **)&st->touched };
-		size_t sz[] = { sizeof(struct cpu_task),
-				sizeof(uint64_t),
-				sizeof(bool),
-				sizeof(uint32_t),
-				sizeof(int),
-				sizeof(int),
-				sizeof(int) };
+		void **arr[] = { (void **)&st->mask, (void **)&st->any,   (void **)&st->moved,
+				 (void **)&st->rt,   (void **)&st->moves, (void **)&st->touched,
+				 (void **)&st->tid };
+		size_t sz[] = { sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
+				sizeof(int),      sizeof(int),  sizeof(int) };
+
+		char *mem;
+		struct cpu_task *v;
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
+		/* aligned to a cache line (cpu_state.tk), so not realloc'd */
+		mem = ucg_malloc(n * sizeof(*v) + 63);
+		if (!mem)
+			return -ENOMEM;
+		v = (struct cpu_task *)(mem + (64 - (uintptr_t)mem % 64) % 64);
+		if (st->ntk)
+			memcpy(v, st->tk, st->ntk * sizeof(*v));
+		ucg_free(st->tk_mem);
+		st->tk_mem = mem;
+		st->tk = v;
 		st->ctk = n;
 	}
 	for (i = st->ntk; i < ntasks; i++) {

@@ -188,7 +188,7 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 			v[n].rq = -1;
 			v[n].task = k;
 			key[n].r = v[n].d / v[n].w;
-			key[n].tie = (uint32_t)st->tk[k].tid | 1u << 31;
+			key[n].tie = (uint32_t)st->tid[k] | 1u << 31;
 			key[n].i = (uint32_t)n;
 			n++;
 		}
