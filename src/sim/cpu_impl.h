@@ -131,11 +131,13 @@ struct wkey {
  * runqueue on one CPU last published and the weight it last computed, kept by
  * (slot, CPU) in cpu_state.lz, across the resets of a full recompute. */
 struct lz_ent {
-	double load; /* its load when it last published (0: none) */
-	double pub;  /* its contribution to the group's total (tg_load_avg_contrib) */
-	double w;    /* its entity's weight, computed with total tot */
+	/* its load when it last published (0: none), which is also its contribution
+	 * to the group's total (tg_load_avg_contrib: a separate copy of it was 8 of
+	 * the entry's 48 bytes) */
+	double load;
+	double w; /* its entity's weight, computed with total tot */
 	double tot;
-	double pre;      /* the group's Σ of pub over CPUs 0..this one (G_LZOK) */
+	double pre;      /* the group's Σ of load over CPUs 0..this one (G_LZOK) */
 	unsigned shares; /* the cpu.shares w was computed with */
 };
 

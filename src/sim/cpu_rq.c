@@ -605,7 +605,6 @@ static inline __attribute__((always_inline)) void lazy_visit(struct cpu_state *s
 	r->lzch = r->load != e->load || g->shares != e->shares;
 	if (r->lzch) {
 		e->load = r->load;
-		e->pub = r->load;
 		e->shares = g->shares;
 	}
 	ne = r->first_task >= 0 || r->first_child >= 0;
@@ -651,7 +650,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 		c = (unsigned)__builtin_ctzll(dm);
 		total = c ? row[c - 1].pre : 0;
 		for (; c < st->lz_ncpu; c++) {
-			total += row[c].pub;
+			total += row[c].load;
 			row[c].pre = total;
 		}
 	}
@@ -702,7 +701,7 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 		lazy_visit(st, idx, row, g, q, all, false);
 		if (r->ne && !r->lzch)
 			kept++;
-		total += row[r->cpu].pub;
+		total += row[r->cpu].load;
 		if (r->act)
 			active++;
 		ne += r->ne;
@@ -718,7 +717,7 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 		unsigned c;
 
 		for (c = 0; c < st->lz_ncpu; c++) {
-			pre += row[c].pub;
+			pre += row[c].load;
 			row[c].pre = pre;
 		}
 		st->g_ne[idx] = (int)ne;
