@@ -248,7 +248,7 @@ void sim_cgroups_fini(struct sim *s)
 	for (i = 0; i < s->ncgs; i++) {
 		ucg_free(s->cgs[i]->path);
 		ucg_free(s->cgs[i]->children);
-		ucg_free(s->cgs[i]->brq);
+		ucg_free(s->cgs[i]->brq_mem);
 		ucg_free(s->cgs[i]);
 	}
 	ucg_free(s->cgs);

@@ -12,7 +12,9 @@
 /* The tick model's CFS bandwidth state of one group's runqueue on one CPU
  * (cpu_tick.c), in sim_cg.brq. */
 struct sim_bw_rq {
-	int64_t rem; /* runtime_remaining, as of since */
+	/* one cache line each (the array aligned to them, sim_cpu_tick_reset): the
+	 * tick model reads a group's per-CPU states on every event of its timer */
+	_Alignas(64) int64_t rem; /* runtime_remaining, as of since */
 	double a;    /* CPUs its runqueue is granted on this CPU now */
 	sim_time since;
 	sim_time next;      /* the tick at which it next needs runtime, SIM_TIME_MAX */
@@ -22,6 +24,7 @@ struct sim_bw_rq {
 	int thr_next;       /* before and after it, -1 none (cg->thr_head) */
 	bool thr;
 };
+_Static_assert(sizeof(struct sim_bw_rq) == 64, "struct sim_bw_rq: a cache line");
 
 /* The CFS bandwidth state, kept in struct cpu_state (sim_cpu_bw_of). */
 struct cpu_bw {

@@ -229,19 +229,25 @@ void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		if (cg->brq[c].thr)
 			rq_unthrottle(s, bw, cg, c, false);
 	if (!s->cpu_tick || cg->quota_ns <= 0) {
-		ucg_free(cg->brq);
+		ucg_free(cg->brq_mem);
+		cg->brq_mem = NULL;
 		cg->brq = NULL;
 		cg->brq_n = 0;
 		return;
 	}
 	if (cg->brq_n != s->nr_cpus) {
-		struct sim_bw_rq *v = ucg_realloc(cg->brq, s->nr_cpus * sizeof(*v));
+		/* aligned to a cache line (struct sim_bw_rq), so not realloc'd: the
+		 * states are cleared below anyway */
+		size_t al = _Alignof(struct sim_bw_rq);
+		char *mem = ucg_malloc(s->nr_cpus * sizeof(struct sim_bw_rq) + al - 1);
 
-		if (!v) {
+		if (!mem) {
 			bw->flip_lost = true; /* tried again at the next recompute */
 			return;
 		}
-		cg->brq = v;
+		ucg_free(cg->brq_mem);
+		cg->brq_mem = mem;
+		cg->brq = (struct sim_bw_rq *)(mem + (al - (uintptr_t)mem % al) % al);
 		cg->brq_n = s->nr_cpus;
 		for (c = 0; c < cg->brq_n; c++)
 			memset(&cg->brq[c], 0, sizeof(cg->brq[c]));

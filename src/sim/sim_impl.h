@@ -97,6 +97,7 @@ struct sim_cg {
 	/* the tick model's CFS bandwidth (cpu_tick.c), while it has a quota there: the
 	 * global pool, one runqueue's slice state per CPU (brq: above), the period
 	 * timer's state */
+	void *brq_mem;           /* brq's allocation (brq aligned in it) */
 	int64_t pool;            /* cfs_b->runtime */
 	bool bw_active, bw_idle; /* the period timer runs; no runtime taken this period */
 	bool bw_stale;           /* bw_next to be computed again from brq */
