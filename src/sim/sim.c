@@ -273,9 +273,11 @@ static uint32_t consumer_intern(struct sim *s, struct sim_cg *const *cg)
 int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task *parent,
 		 bool kthread, struct sim_task **ret)
 {
+	size_t al = _Alignof(struct sim_task);
 	struct ucg_task_info ti;
 	struct sim_task *t;
 	int r = -ENOMEM;
+	char *mem;
 
 	if (s->ntasks == s->ctasks) {
 		size_t n = s->ctasks ? s->ctasks * 2 : 64;
@@ -286,9 +288,12 @@ int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task 
 		s->tasks = v;
 		s->ctasks = n;
 	}
-	t = ucg_calloc(1, sizeof(*t));
-	if (!t)
+	/* aligned to a cache line (struct sim_task's first) */
+	mem = ucg_calloc(1, sizeof(*t) + al - 1);
+	if (!mem)
 		return -ENOMEM;
+	t = (struct sim_task *)(mem + (al - (uintptr_t)mem % al) % al);
+	t->mem = mem;
 	t->name = ucg_strdup(name);
 	if (!t->name)
 		goto fail;
@@ -318,7 +323,7 @@ int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task 
 	return 0;
 fail:
 	ucg_free(t->name);
-	ucg_free(t);
+	ucg_free(t->mem);
 	return r;
 }
 
@@ -505,7 +510,7 @@ void sim_free(struct sim *s)
 	sim_cpu_fini(s);
 	for (i = 0; i < s->ntasks; i++) {
 		ucg_free(s->tasks[i]->name);
-		ucg_free(s->tasks[i]);
+		ucg_free(s->tasks[i]->mem);
 	}
 	ucg_free(s->tasks);
 	ucg_free(s->anon_tasks);
