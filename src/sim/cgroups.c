@@ -54,7 +54,9 @@ static void cg_defaults(struct sim_cg *cg)
  * hierarchy sim_cgroups_mounted sets). */
 static int cg_new(struct sim *s, struct ucg_cgroup *ucg, struct sim_cg *parent)
 {
+	size_t al = _Alignof(struct sim_cg);
 	struct sim_cg *cg;
+	char *mem;
 	int r;
 
 	if (s->ncgs == s->ccgs) {
@@ -75,12 +77,15 @@ static int cg_new(struct sim *s, struct ucg_cgroup *ucg, struct sim_cg *parent)
 		parent->children = v;
 		parent->cchildren = n;
 	}
-	cg = ucg_calloc(1, sizeof(*cg));
-	if (!cg)
+	/* aligned to a cache line (struct sim_cg's first) */
+	mem = ucg_calloc(1, sizeof(*cg) + al - 1);
+	if (!mem)
 		return -ENOMEM;
+	cg = (struct sim_cg *)(mem + (al - (uintptr_t)mem % al) % al);
+	cg->mem = mem;
 	r = ucg_cgroup_set_priv(ucg, s->obs_id, cg);
 	if (r < 0) {
-		ucg_free(cg);
+		ucg_free(cg->mem);
 		return r;
 	}
 	cg->ucg = ucg;
@@ -249,7 +254,7 @@ void sim_cgroups_fini(struct sim *s)
 		ucg_free(s->cgs[i]->path);
 		ucg_free(s->cgs[i]->children);
 		ucg_free(s->cgs[i]->brq_mem);
-		ucg_free(s->cgs[i]);
+		ucg_free(s->cgs[i]->mem);
 	}
 	ucg_free(s->cgs);
 	s->cgs = NULL;

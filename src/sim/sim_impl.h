@@ -40,17 +40,29 @@ struct sim_event_src {
  * engine removes the cgroup the data stays (owned by sim.cgs) with its statistics,
  * for the reports, and its charges still count in its ancestors. */
 struct sim_cg {
-	int id;                 /* global creation order (reports sort by it) */
-	/* Here, beside id, not in their sections below: the CPU model's alloc sums
-	 * look at these three in every group whose grant on a CPU changed (2 M times
-	 * in the first virtual minute of bench_sim_events sim.hour_64cpu_s), most of
-	 * them to find no quota: a cache line each, they missed the D1 cache 7.4 M
-	 * times there (cachegrind; 4.2 M together). quota_ns is a control value
-	 * (valid with cfg_epoch, below); brq and brq_n the tick model's (with pool,
-	 * below). */
+	/* The first cache line (the struct is allocated aligned to it, cg_new)
+	 * holds, beside id, fields of the sections below that the CPU model reads
+	 * of many groups at every recompute or CPU timer: the alloc sums look at
+	 * quota_ns and brq of every group whose grant on a CPU changed (2 M times in
+	 * the first virtual minute of bench_sim_events sim.hour_64cpu_s), most of
+	 * them to find no quota; the timers at the rest, of each group with a quota.
+	 * Each on a line of its own, they missed the D1 cache 7.4 M times in the
+	 * alloc sums alone (cachegrind). quota_ns, period_ns and shares are control
+	 * values (valid with cfg_epoch, below); the others the CPU model's. */
+	_Alignas(64) int id;   /* global creation order (reports sort by it) */
+	unsigned shares;       /* cpu.shares (1024 when unreadable) */
 	int64_t quota_ns;      /* cpu.cfs_quota_us * 1000, -1 unlimited */
-	struct sim_bw_rq *brq; /* [brq_n], NULL in the fluid model */
+	struct sim_bw_rq *brq; /* the tick model's, [brq_n], NULL in the fluid model */
 	unsigned brq_n;
+	bool removed;   /* (below) */
+	bool bw_stale;  /* bw_next to be computed again from brq */
+	bool throttled; /* (CFS bandwidth, below) */
+	int64_t period_ns;
+	sim_time period_start;
+	sim_time bw_next;  /* its next period end or quota exhaustion (cpu_bw.c) */
+	sim_time slack_at; /* the tick model's slack timer, SIM_TIME_MAX: not armed */
+	/* the rest */
+	void *mem; /* the allocation the struct is aligned in */
 	struct sim_hier *hier;
 	/* "/a/b": a copy of the engine's path made when first asked (sim_cg_path), dropped
 	 * when it or an ancestor is renamed, kept once removed */
@@ -61,7 +73,7 @@ struct sim_cg {
 	struct sim_cg *parent;
 	struct sim_cg **children;
 	size_t nchildren, cchildren;
-	bool removed;
+	/* removed: in the first line, above */
 	/* The engine's cgroup, what the charge calls take; NULL once removed (the engine
 	 * frees it, and the charges the model still holds passed to the parent). */
 	struct ucg_cgroup *ucg;
@@ -69,8 +81,7 @@ struct sim_cg {
 	/* control values read through the typed accessors (controllers/charge.h), valid
 	 * while cfg_epoch == sim.cfg_epoch; a write the engine reports sets it stale */
 	uint64_t cfg_epoch;
-	unsigned shares;        /* cpu.shares (1024 when unreadable) */
-	int64_t period_ns;      /* (quota_ns: above) */
+	/* shares, quota_ns and period_ns: in the first line, above */
 	unsigned ncpus;         /* cpuset.cpus count, 0 when not limited */
 	uint64_t cpus_mask;     /* cpuset.effective_cpus as bits (CPUs 0..63) */
 	bool frozen;
@@ -84,8 +95,7 @@ struct sim_cg {
 	/* CPU model (cpu.c) */
 	int64_t runtime_left;   /* CFS bandwidth: ns left in this period */
 	int64_t q_seen, p_seen; /* quota/period the model last acted on */
-	sim_time period_start;
-	bool throttled;
+	/* period_start and throttled: in the first line, above */
 	sim_time throttled_since;
 	uint64_t nr_periods, nr_throttled;
 	int64_t throttled_ns;
@@ -94,19 +104,19 @@ struct sim_cg {
 	int64_t local_throttled_ns; /* cpu.stat.local: its runqueues throttled, CPU-summed */
 	double alloc, rate;     /* CPUs granted: summed over its runqueues, and current */
 	sim_time rt_since;      /* runtime_left is as of this instant (used at rate since) */
-	sim_time bw_next;       /* its next period end or quota exhaustion (cpu_bw.c) */
+	/* bw_next: in the first line, above */
 	/* the tick model's CFS bandwidth (cpu_tick.c), while it has a quota there: the
 	 * global pool, one runqueue's slice state per CPU (brq: above), the period
 	 * timer's state */
 	void *brq_mem;           /* brq's allocation (brq aligned in it) */
 	int64_t pool;            /* cfs_b->runtime */
 	bool bw_active, bw_idle; /* the period timer runs; no runtime taken this period */
-	bool bw_stale;           /* bw_next to be computed again from brq */
+	/* bw_stale: in the first line, above */
 	bool tick_flip;          /* a runqueue's throttling changed since the last recompute */
 	unsigned nthr;           /* runqueues throttled now */
 	int thr_head, thr_tail;  /* while nthr: their CPUs, oldest and newest (by seq) */
 	uint64_t thr_seq;        /* throttling order (distribution goes oldest first) */
-	sim_time slack_at;       /* the slack timer, SIM_TIME_MAX: not armed */
+	/* slack_at: in the first line, above */
 	int64_t thr_told;        /* throttled_ns already told to the controller */
 
 	/* block model (blk.c): per-device throttle clock and fair-queue virtual time */
@@ -127,6 +137,7 @@ struct sim_cg {
 	uint64_t pkts, net_bytes, drops;
 	int64_t csv_last_cpu;            /* for per-interval shares */
 };
+_Static_assert(offsetof(struct sim_cg, mem) == 64, "struct sim_cg: its hot fields in one line");
 
 struct sim_hier {
 	int index;              /* 0.. in mount order */
