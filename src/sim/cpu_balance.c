@@ -37,7 +37,7 @@ static inline double task_h_load(struct cpu_state *st, int k, int cpu, uint32_t 
 			h = 0;
 			break;
 		}
-		h *= st->rq[q].w * st->rq[q].u / st->rq[q].load;
+		h *= st->rq[q].wu / st->rq[q].load;
 		q = p;
 	}
 	if (st->rq[q].parent < 0 && st->cpu_root[cpu] != q)

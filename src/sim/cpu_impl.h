@@ -46,15 +46,19 @@ struct cpu_bw {
  * keeping them all made every group's walks cover every CPU it ever ran on). */
 struct rq {
 	/* Two cache lines, the array aligned to them (rq_grow). The first holds what
-	 * the share reads of every rq it reaches, and the load and link the balancer
-	 * and the sums walk: on a 120-byte stride these spread over two or three
-	 * lines per rq. The 128-byte stride also makes each &st->rq[q] a shift, not a
-	 * multiply (5% of the recompute's instructions, counted by callgrind). */
-	_Alignas(64) double d;     /* CPUs its tasks want here */
-	double w;                  /* its group entity's weight on this CPU */
+	 * the share reads of every rq it reaches, and what the parent's sums and the
+	 * h_load walk read of a child: on a 120-byte stride these spread over two or
+	 * three lines per rq. The 128-byte stride also makes each &st->rq[q] a
+	 * shift, not a multiply (5% of the recompute's instructions, counted by
+	 * callgrind). */
+	_Alignas(64) double d; /* CPUs its tasks want here */
+	double w;              /* its group entity's weight on this CPU */
+	/* w·u, what its entity adds to the parent's load (rq_sum) and what the
+	 * h_load walk scales by (over load): the same product both formed, set
+	 * with w and u, so the bits they use are the same */
+	double wu;
 	double a;                  /* CPUs its entity got in the last share of this CPU, else 0 */
 	double a_prev;             /* a before the share under way (== a between shares) */
-	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
 	int first_child, next_sib; /* linked child groups' rqs here, descending id */
 	int first_task;            /* runnable tasks queued here, ascending task index */
 	int parent;                /* the parent group's rq on this CPU while linked, else -1 */
@@ -65,6 +69,7 @@ struct rq {
 	bool up;                   /* d changed: the parent's sums must be redone */
 	bool ne;                   /* non-empty ... */
 	/* second line */
+	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
 	double u;                  /* min(1, d) */
 	struct sim_cg *cg;         /* NULL: the root when no hierarchy has the cpu controller */
 	int cpu;

@@ -399,7 +399,7 @@ static void rq_sum(struct cpu_state *st, int q)
 		d += st->tk[k].want;
 	}
 	for (c = r->first_child; c >= 0; c = st->rq[c].next_sib) {
-		load += st->rq[c].w * st->rq[c].u;
+		load += st->rq[c].wu;
 		d += st->rq[c].d;
 	}
 	if (d != r->d)
@@ -570,10 +570,12 @@ static int rq_relink(struct cpu_state *st, struct sim_cg *g, int q, double w, do
 		r = &st->rq[q]; /* rq_get may have moved the array */
 		r->w = w;
 		r->u = u;
+		r->wu = w * u;
 		rq_link(st, q, p);
 	} else if (w != r->w || u != r->u || r->up) {
 		r->w = w;
 		r->u = u;
+		r->wu = w * u;
 		h_stale(st, r->cpu);
 		cpu_mark_dirty(st, r->parent);
 	}
