@@ -218,6 +218,31 @@ static int rq_grow(struct cpu_state *st)
 	return 0;
 }
 
+/* In the list of group idx's rqs (ascending CPU), the link to its first rq on cpu
+ * or a higher CPU: with the (slot, CPU) index, that of its rq on the highest CPU
+ * below, a look at a few ints where the walk read the second cache line of every
+ * rq before it (a parent has one on each of 64 CPUs). */
+static int *rq_link_at(struct cpu_state *st, int idx, int cpu)
+{
+	int *pp = &st->g_first[idx], c;
+
+	if (st->slot && (unsigned)cpu < st->slot_ncpu) {
+		const int *ix = st->slot + (size_t)idx * st->slot_ncpu;
+
+		for (c = cpu; c-- > 0;)
+			if (ix[c] >= 0) {
+				pp = &st->rq[ix[c]].next_of_cg;
+				break;
+			}
+		if (*pp < 0 || st->rq[*pp].cpu >= cpu)
+			return pp;
+		pp = &st->g_first[idx]; /* not as the index says: the walk */
+	}
+	for (; *pp >= 0 && st->rq[*pp].cpu < cpu; pp = &st->rq[*pp].next_of_cg)
+		;
+	return pp;
+}
+
 /* The rq of the group in slot idx on cpu, made (empty, dirty) if it has none yet;
  * -1 when out of memory. */
 static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
@@ -249,9 +274,7 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 	q->slot = idx;
 	q->parent = q->first_child = q->next_sib = q->first_task = -1;
 	/* the group's rqs stay in CPU order: its sums run in CPU order */
-	for (pp = &st->g_first[idx]; *pp >= 0 && st->rq[*pp].cpu < cpu;
-	     pp = &st->rq[*pp].next_of_cg)
-		;
+	pp = rq_link_at(st, idx, cpu);
 	q->next_of_cg = *pp;
 	*pp = i;
 	if (st->slot)
@@ -839,7 +862,8 @@ void sim_cpu_rqs_drop(struct cpu_state *st)
 		if (r->first_task >= 0 || r->first_child >= 0 || r->parent >= 0 || r->dirty ||
 		    r->a != 0 || r->d != 0 || st->cpu_root[r->cpu] == q)
 			continue;
-		for (pp = &st->g_first[r->slot]; *pp != q; pp = &st->rq[*pp].next_of_cg)
+		pp = rq_link_at(st, r->slot, r->cpu);
+		for (; *pp != q; pp = &st->rq[*pp].next_of_cg) /* (q is there: no step) */
 			;
 		*pp = r->next_of_cg;
 		if (st->slot)
