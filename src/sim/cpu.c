@@ -51,9 +51,15 @@
  * 0.51 of the total, bench/sim_vs_kernel_cpu.sh "balance"). Under the tick model the
  * balancer keeps the kernel's timing too (rebalance_domains runs from the tick, each
  * domain at its balance interval, not at every event): its moves are made only at
- * the first recompute at or after each 8-tick boundary (32 ms at HZ 250; the CPU
+ * the first recompute at or after an 8-tick boundary (32 ms at HZ 250; the CPU
  * timer fires then if a recompute since skipped them); placement stays immediate.
- * A CPU emptied between two boundaries waits for the next (no newidle balance).
+ * The host is one flat domain of N CPUs. While every CPU has load at a balancing,
+ * the next waits for the kernel's busy interval, N ms times busy_factor 16 less a
+ * tick (get_sd_balance_interval), rounded to the nearest 8-tick boundary: 1,024 ms
+ * at 64 CPUs, 128 at 8, the next boundary at 2 and 3 (cpu_balance.c). A CPU that
+ * goes idle meanwhile brings it back to the next boundary, where the kernel's idle
+ * CPU would balance at its own, shorter interval or at once (newidle balance,
+ * which the model does not do: a CPU emptied between two boundaries waits).
  * Allowed CPUs are the
  * task's cpuset (cpuset.effective_cpus) intersected with its affinity; an empty
  * intersection falls back to the cpuset, then to every CPU.

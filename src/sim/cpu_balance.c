@@ -3,8 +3,9 @@
  * load balancer, tasks move from the most loaded CPU while a move cuts a pair's
  * difference of root load by more than 1/64 of a nice-0 load, each task's part of its
  * CPU's root load estimated by its h_load; under the tick model the moves are made
- * only at 8-tick boundaries (st->lb_now). The rules and limits are described at the
- * top of cpu.c ("Placement and balancing").
+ * only at 8-tick boundaries (st->lb_now), and while every CPU is busy at the
+ * kernel's busy interval for the CPU count (lb_next_busy). The rules and limits are
+ * described at the top of cpu.c ("Placement and balancing").
  */
 #include "sim/cpu_impl.h"
 
@@ -224,6 +225,55 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 	return -1;
 }
 
+/* The kernel balances a domain from each CPU's tick at the domain's interval
+ * (get_sd_balance_interval): its weight in ms (sd_weight, the CPUs it spans) while
+ * the CPU is idle; while it is busy, that times busy_factor (16), less one tick. A
+ * 64-CPU domain whose CPUs all run something is balanced about once a second, not
+ * every 32 ms. The model has one flat domain and one balancer for every CPU: when
+ * each CPU had load at this balancing, the next is at the multiple of LZ_TICKS
+ * nearest the kernel's busy interval, or the next boundary when that is nearer (at
+ * 2 and 3 CPUs, 7 and 11 ticks: as before); with a CPU idle, at the next boundary.
+ * (An idle CPU of the kernel balances every sd_weight ms, and pulls at once when it
+ * goes idle, which the model does not do: cpu.c, "no newidle balance".) */
+static void lb_next_busy(struct sim *s, struct cpu_state *st)
+{
+	int64_t hz = s->hz ? s->hz : 250, ticks, k;
+	unsigned c;
+
+	for (c = 0; c < s->nr_cpus; c++)
+		if (!(st->cpu_load[c] > 0))
+			return;
+	/* msecs_to_jiffies(sd_weight * busy_factor) - 1 */
+	ticks = ((int64_t)s->nr_cpus * 16 * hz + 999) / 1000 - 1;
+	k = (ticks + LZ_TICKS / 2) / LZ_TICKS;
+	if (k > 1)
+		st->lb_next += (k - 1) * LZ_TICKS * (SIM_SEC / hz);
+}
+
+/* The tick model's balancing instants, after a recompute's first redo (the root
+ * loads as this instant's events left them, the same in an incremental and a full
+ * recompute): a balancing now sets the next by lb_next_busy; between two, a CPU
+ * that went idle brings a later one back to the next boundary. */
+static void lb_gate(struct sim *s, struct cpu_state *st)
+{
+	sim_time per = LZ_TICKS * (SIM_SEC / (s->hz ? s->hz : 250)), nb;
+	unsigned c;
+
+	if (st->lb_now) {
+		s->cpu_balances++;
+		lb_next_busy(s, st);
+		return;
+	}
+	nb = (s->now / per + 1) * per;
+	if (st->lb_next <= nb)
+		return;
+	for (c = 0; c < s->nr_cpus; c++)
+		if (!(st->cpu_load[c] > 0)) {
+			st->lb_next = nb;
+			return;
+		}
+}
+
 /* Brings the runqueues up to date, moving tasks between CPUs while that evens out the
  * root loads (a few rounds of moves on estimated loads, each followed by a redo). */
 int sim_cpu_balance(struct sim *s, struct cpu_state *st)
@@ -236,6 +286,8 @@ int sim_cpu_balance(struct sim *s, struct cpu_state *st)
 
 		if (sim_cpu_groups_redo(s, st) < 0)
 			return -ENOMEM;
+		if (round == 0 && st->lz_on)
+			lb_gate(s, st);
 		if (round == BALANCE_ROUNDS || s->nr_cpus == 1 || !st->lb_now)
 			return 0;
 		if (++st->stamp == 0) {

@@ -37,6 +37,9 @@ struct cpu_bw {
 };
 
 #define NICE0 1024.0
+/* The tick model's lazy weights' refresh and the balancer's boundaries, in ticks
+ * (32 ms at HZ 250): cpu_rq.c, cpu_balance.c */
+#define LZ_TICKS 8
 
 /* A group's runqueue on one CPU (the root's too): what its entities there want and
  * weigh, and where it sits in its parent's runqueue on that CPU. A runqueue is made

@@ -14,7 +14,6 @@
 #include "base/alloc.h"
 
 #define MIN_SHARES 2.0
-#define LZ_TICKS 8 /* the lazy weights' refresh, in ticks (32 ms at HZ 250) */
 
 /* Reallocates each array of arr[] (element sizes sz[]) to n elements. */
 static int resize_all(void ***arr, const size_t *sz, size_t k, size_t n)

@@ -432,6 +432,7 @@ struct sim {
 	uint64_t cpu_digest;
 	/* Benchmarks: recomputes run, and CPUs shared again in them */
 	uint64_t cpu_updates, cpu_reshares;
+	uint64_t cpu_balances; /* the tick model's balancings (rounds of moves looked for) */
 
 	/* memory model */
 	uint64_t mem_pages;      /* machine RAM in pages */

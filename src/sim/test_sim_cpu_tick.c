@@ -3,8 +3,9 @@
  * is drawn per CPU in slices, the overrun is a debt paid from the next period,
  * nr_throttled counts periods, an emptied runqueue gives back all but 1 ms, an idle
  * group's period timer stops, a group's weight on another CPU follows a throttle at
- * the next 8-tick refresh (lazy weights, cpu_rq.c); and the incremental recompute is
- * the full one there too. */
+ * the next 8-tick refresh (lazy weights, cpu_rq.c), the balancer runs at the
+ * kernel's busy interval while every CPU is busy (cpu_balance.c); and the incremental
+ * recompute is the full one there too. */
 #include "sim/cpu_impl.h"
 #include "sim/test_sim.h"
 
@@ -294,6 +295,55 @@ static void test_incremental_is_full(void)
 	ucg_buf_fini(&b);
 }
 
+/* Balancings over 2 s of cpus CPUs (and recomputes, in *upd): nroot busy tasks in
+ * the root beside x, busy in a group with a fifth of a CPU, throttled and refilled
+ * every 100 ms (recomputes all along). */
+static uint64_t balancings(int cpus, int nroot, uint64_t *upd)
+{
+	struct ucg_buf b;
+	struct sim_err err;
+	struct sim *s;
+	uint64_t n;
+	int i, r;
+
+	ucg_buf_init(&b);
+	ucg_buf_printf(&b, HEAD("%d", "100000", "20000") "busy x\n", cpus);
+	for (i = 0; i < nroot; i++)
+		ucg_buf_printf(&b, "spawn r%d\nbusy r%d\n", i, i);
+	ucg_buf_puts(&b, "run 2s\n");
+	s = ts_run(b.data, 0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	n = s ? s->cpu_balances : 0;
+	*upd = s ? s->cpu_updates : 0;
+	sim_free(s);
+	ucg_buf_fini(&b);
+	return n;
+}
+
+static void test_balance_interval(void)
+{
+	uint64_t n, upd;
+
+	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
+		T_SKIP("cpu.cfs_quota_us not served yet");
+	/* 8 CPUs all busy (two root tasks each, whether x runs or is throttled): the
+	 * kernel's busy interval, 8 x 16 ms = 32 ticks less one, 32 ticks here: some
+	 * 2 s / 128 ms = 16 balancings, of 56 recomputes */
+	n = balancings(8, 16, &upd);
+	T_CHECK(n >= 13 && n <= 17);
+	T_CHECK(upd > 3 * n);
+	/* x alone on its CPU, which is idle while x is throttled: that CPU brings the
+	 * balancing back to the next 8-tick boundary, most of each period */
+	n = balancings(8, 7, &upd);
+	T_CHECK(n >= 30);
+	/* 2 CPUs all busy: 2 x 16 ms = 8 ticks less one, the 8-tick boundary as
+	 * before; the recomputes (throttle, refill) are over 32 ms apart, and each
+	 * balances */
+	n = balancings(2, 4, &upd);
+	T_EQ_INT((long)n, (long)upd);
+	T_CHECK(n >= 40);
+}
+
 int main(void)
 {
 	T_RUN(test_throttled_at_tick);
@@ -303,5 +353,6 @@ int main(void)
 	T_RUN(test_lazy_weights);
 	T_RUN(test_no_phase_lock);
 	T_RUN(test_incremental_is_full);
+	T_RUN(test_balance_interval);
 	return t_done();
 }
