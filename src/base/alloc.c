@@ -1,6 +1,7 @@
 /* base/alloc.c — allocation wrappers with failure injection for tests. */
 #include "base/alloc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -89,6 +90,19 @@ char *ucg_strdup(const char *s)
 void ucg_free(void *ptr)
 {
 	free(ptr);
+}
+
+void *ucg_alloc_aligned(size_t size, size_t align, int zero, void **base)
+{
+	char *p;
+
+	if (size > SIZE_MAX - align)
+		return NULL;
+	p = zero ? ucg_calloc(1, size + align - 1) : ucg_malloc(size + align - 1);
+	if (!p)
+		return NULL;
+	*base = p;
+	return p + (align - (uintptr_t)p % align) % align;
 }
 
 void *ucg_bulk_alloc(size_t size)

@@ -30,6 +30,11 @@ void *ucg_realloc(void *ptr, size_t size);
 char *ucg_strdup(const char *s);
 char *ucg_strndup(const char *s, size_t n);
 void ucg_free(void *ptr);
+/* size bytes starting at a multiple of align (a power of two: a cache line, where
+ * malloc promises 16), zeroed when zero is non-zero, carved from one ucg_malloc or
+ * ucg_calloc whose start is stored in *base: ucg_free(*base) frees it. NULL, *base
+ * untouched, when out of memory (or injected, as ucg_malloc). */
+void *ucg_alloc_aligned(size_t size, size_t align, int zero, void **base);
 
 /* Test hook: after n more successful allocations, every allocation fails, until
  * ucg_alloc_fail_after(-1) turns injection off. Returns how many allocations have

@@ -54,9 +54,8 @@ static void cg_defaults(struct sim_cg *cg)
  * hierarchy sim_cgroups_mounted sets). */
 static int cg_new(struct sim *s, struct ucg_cgroup *ucg, struct sim_cg *parent)
 {
-	size_t al = _Alignof(struct sim_cg);
 	struct sim_cg *cg;
-	char *mem;
+	void *mem;
 	int r;
 
 	if (s->ncgs == s->ccgs) {
@@ -78,10 +77,9 @@ static int cg_new(struct sim *s, struct ucg_cgroup *ucg, struct sim_cg *parent)
 		parent->cchildren = n;
 	}
 	/* aligned to a cache line (struct sim_cg's first) */
-	mem = ucg_calloc(1, sizeof(*cg) + al - 1);
-	if (!mem)
+	cg = ucg_alloc_aligned(sizeof(*cg), _Alignof(struct sim_cg), 1, &mem);
+	if (!cg)
 		return -ENOMEM;
-	cg = (struct sim_cg *)(mem + (al - (uintptr_t)mem % al) % al);
 	cg->mem = mem;
 	r = ucg_cgroup_set_priv(ucg, s->obs_id, cg);
 	if (r < 0) {

@@ -44,16 +44,15 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		size_t sz[] = { sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
 				sizeof(int),      sizeof(int),  sizeof(int) };
 
-		char *mem;
+		void *mem;
 		struct cpu_task *v;
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
 		/* aligned to a cache line (cpu_state.tk), so not realloc'd */
-		mem = ucg_malloc(n * sizeof(*v) + 63);
-		if (!mem)
+		v = ucg_alloc_aligned(n * sizeof(*v), 64, 0, &mem);
+		if (!v)
 			return -ENOMEM;
-		v = (struct cpu_task *)(mem + (64 - (uintptr_t)mem % 64) % 64);
 		if (st->ntk)
 			memcpy(v, st->tk, st->ntk * sizeof(*v));
 		ucg_free(st->tk_mem);
@@ -201,13 +200,12 @@ static inline void h_stale(struct cpu_state *st, int cpu)
  * keeps an alignment); -ENOMEM. */
 static int rq_grow(struct cpu_state *st)
 {
-	size_t n = st->crq ? st->crq * 2 : 16, al = _Alignof(struct rq);
-	char *mem = ucg_malloc(n * sizeof(struct rq) + al - 1);
-	struct rq *v;
+	size_t n = st->crq ? st->crq * 2 : 16;
+	void *mem;
+	struct rq *v = ucg_alloc_aligned(n * sizeof(*v), _Alignof(struct rq), 0, &mem);
 
-	if (!mem)
+	if (!v)
 		return -ENOMEM;
-	v = (struct rq *)(mem + (al - (uintptr_t)mem % al) % al);
 	if (st->nrq)
 		memcpy(v, st->rq, st->nrq * sizeof(*v));
 	ucg_free(st->rq_mem);

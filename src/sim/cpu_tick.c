@@ -238,16 +238,17 @@ void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	if (cg->brq_n != s->nr_cpus) {
 		/* aligned to a cache line (struct sim_bw_rq), so not realloc'd: the
 		 * states are cleared below anyway */
-		size_t al = _Alignof(struct sim_bw_rq);
-		char *mem = ucg_malloc(s->nr_cpus * sizeof(struct sim_bw_rq) + al - 1);
+		void *mem;
+		struct sim_bw_rq *v = ucg_alloc_aligned(s->nr_cpus * sizeof(*v),
+							_Alignof(struct sim_bw_rq), 0, &mem);
 
-		if (!mem) {
+		if (!v) {
 			bw->flip_lost = true; /* tried again at the next recompute */
 			return;
 		}
 		ucg_free(cg->brq_mem);
 		cg->brq_mem = mem;
-		cg->brq = (struct sim_bw_rq *)(mem + (al - (uintptr_t)mem % al) % al);
+		cg->brq = v;
 		cg->brq_n = s->nr_cpus;
 		for (c = 0; c < cg->brq_n; c++)
 			memset(&cg->brq[c], 0, sizeof(cg->brq[c]));

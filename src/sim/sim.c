@@ -273,11 +273,10 @@ static uint32_t consumer_intern(struct sim *s, struct sim_cg *const *cg)
 int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task *parent,
 		 bool kthread, struct sim_task **ret)
 {
-	size_t al = _Alignof(struct sim_task);
 	struct ucg_task_info ti;
 	struct sim_task *t;
 	int r = -ENOMEM;
-	char *mem;
+	void *mem;
 
 	if (s->ntasks == s->ctasks) {
 		size_t n = s->ctasks ? s->ctasks * 2 : 64;
@@ -289,10 +288,9 @@ int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task 
 		s->ctasks = n;
 	}
 	/* aligned to a cache line (struct sim_task's first) */
-	mem = ucg_calloc(1, sizeof(*t) + al - 1);
-	if (!mem)
+	t = ucg_alloc_aligned(sizeof(*t), _Alignof(struct sim_task), 1, &mem);
+	if (!t)
 		return -ENOMEM;
-	t = (struct sim_task *)(mem + (al - (uintptr_t)mem % al) % al);
 	t->mem = mem;
 	t->name = ucg_strdup(name);
 	if (!t->name)
