@@ -105,6 +105,19 @@ void *ucg_alloc_aligned(size_t size, size_t align, int zero, void **base)
 	return p + (align - (uintptr_t)p % align) % align;
 }
 
+void *ucg_realloc_aligned(void *old, size_t used, size_t size, size_t align, void **base)
+{
+	void *nb, *p = ucg_alloc_aligned(size, align, 0, &nb);
+
+	if (!p)
+		return NULL;
+	if (used)
+		memcpy(p, old, used);
+	ucg_free(*base);
+	*base = nb;
+	return p;
+}
+
 void *ucg_bulk_alloc(size_t size)
 {
 	void *p;

@@ -35,6 +35,10 @@ void ucg_free(void *ptr);
  * ucg_calloc whose start is stored in *base: ucg_free(*base) frees it. NULL, *base
  * untouched, when out of memory (or injected, as ucg_malloc). */
 void *ucg_alloc_aligned(size_t size, size_t align, int zero, void **base);
+/* Realloc for such a block: a new one of size bytes aligned to align, the first used
+ * bytes of old (carved from *base, NULL for none) copied in, the old one freed and
+ * *base the new one's start. NULL, old and *base untouched, when out of memory. */
+void *ucg_realloc_aligned(void *old, size_t used, size_t size, size_t align, void **base);
 
 /* Test hook: after n more successful allocations, every allocation fails, until
  * ucg_alloc_fail_after(-1) turns injection off. Returns how many allocations have

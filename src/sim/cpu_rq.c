@@ -44,19 +44,15 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		size_t sz[] = { sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
 				sizeof(int),      sizeof(int),  sizeof(int) };
 
-		void *mem;
 		struct cpu_task *v;
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
-		/* aligned to a cache line (cpu_state.tk), so not realloc'd */
-		v = ucg_alloc_aligned(n * sizeof(*v), 64, 0, &mem);
+		/* aligned to a cache line (cpu_state.tk) */
+		v = ucg_realloc_aligned(st->tk, st->ntk * sizeof(*v), n * sizeof(*v), 64,
+					&st->tk_mem);
 		if (!v)
 			return -ENOMEM;
-		if (st->ntk)
-			memcpy(v, st->tk, st->ntk * sizeof(*v));
-		ucg_free(st->tk_mem);
-		st->tk_mem = mem;
 		st->tk = v;
 		st->ctk = n;
 	}
@@ -201,15 +197,11 @@ static inline void h_stale(struct cpu_state *st, int cpu)
 static int rq_grow(struct cpu_state *st)
 {
 	size_t n = st->crq ? st->crq * 2 : 16;
-	void *mem;
-	struct rq *v = ucg_alloc_aligned(n * sizeof(*v), _Alignof(struct rq), 0, &mem);
+	struct rq *v = ucg_realloc_aligned(st->rq, st->nrq * sizeof(*v), n * sizeof(*v),
+					   _Alignof(struct rq), &st->rq_mem);
 
 	if (!v)
 		return -ENOMEM;
-	if (st->nrq)
-		memcpy(v, st->rq, st->nrq * sizeof(*v));
-	ucg_free(st->rq_mem);
-	st->rq_mem = mem;
 	st->rq = v;
 	st->crq = n;
 	return 0;
