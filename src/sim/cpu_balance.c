@@ -247,7 +247,7 @@ static void lb_next_busy(struct sim *s, struct cpu_state *st)
 	ticks = ((int64_t)s->nr_cpus * 16 * hz + 999) / 1000 - 1;
 	k = (ticks + LZ_TICKS / 2) / LZ_TICKS;
 	if (k > 1)
-		st->lb_next += (k - 1) * LZ_TICKS * (SIM_SEC / hz);
+		st->lb_next += (k - 1) * sim_cpu_lz_period(s);
 }
 
 /* The tick model's balancing instants, after a recompute's first redo (the root
@@ -256,7 +256,7 @@ static void lb_next_busy(struct sim *s, struct cpu_state *st)
  * that went idle brings a later one back to the next boundary. */
 static void lb_gate(struct sim *s, struct cpu_state *st)
 {
-	sim_time per = LZ_TICKS * (SIM_SEC / (s->hz ? s->hz : 250)), nb;
+	sim_time per = sim_cpu_lz_period(s), nb;
 	unsigned c;
 
 	if (st->lb_now) {

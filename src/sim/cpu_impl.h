@@ -41,6 +41,18 @@ struct cpu_bw {
  * (32 ms at HZ 250): cpu_rq.c, cpu_balance.c */
 #define LZ_TICKS 8
 
+/* The scheduler tick's length: the scenario's HZ, 250 (this machine's) by default */
+static inline sim_time sim_cpu_tick_ns(const struct sim *s)
+{
+	return SIM_SEC / (s->hz ? s->hz : 250);
+}
+
+/* The length of LZ_TICKS ticks, between two boundaries of the refresh and balancer */
+static inline sim_time sim_cpu_lz_period(const struct sim *s)
+{
+	return LZ_TICKS * sim_cpu_tick_ns(s);
+}
+
 /* A group's runqueue on one CPU (the root's too): what its entities there want and
  * weigh, and where it sits in its parent's runqueue on that CPU. A runqueue is made
  * when its group first has something on that CPU, and dropped at the end of the

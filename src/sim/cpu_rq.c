@@ -456,7 +456,7 @@ static void lz_stale(struct sim *s, struct cpu_state *st, int idx)
 	st->lz_gst[idx] = 1;
 	if (st->lz_stale)
 		return;
-	per = LZ_TICKS * (SIM_SEC / (s->hz ? s->hz : 250));
+	per = sim_cpu_lz_period(s);
 	st->lz_stale = true;
 	st->lz_next = (s->now / per + 1) * per;
 }
@@ -465,7 +465,7 @@ static void lz_stale(struct sim *s, struct cpu_state *st, int idx)
 int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 {
 	size_t i, need;
-	sim_time per = LZ_TICKS * (SIM_SEC / (s->hz ? s->hz : 250));
+	sim_time per = sim_cpu_lz_period(s);
 	bool was = st->lz_on;
 
 	st->lz_on = s->cpu_tick && st->slot && st->slot_ncpu == s->nr_cpus;

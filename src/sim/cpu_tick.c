@@ -90,15 +90,10 @@
 #define SLACK_PERIOD (5 * SIM_MSEC)      /* cfs_bandwidth_slack_period */
 #define MIN_BW_EXPIRATION (2 * SIM_MSEC) /* min_bandwidth_expiration */
 
-static sim_time tick_ns(const struct sim *s)
-{
-	return SIM_SEC / (s->hz ? s->hz : 250);
-}
-
 /* The first tick at or after t */
 static sim_time tick_ceil(const struct sim *s, sim_time t)
 {
-	sim_time T = tick_ns(s);
+	sim_time T = sim_cpu_tick_ns(s);
 
 	return t <= 0 ? 0 : (t + T - 1) / T * T;
 }
@@ -469,7 +464,7 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	 * by a slice over a few periods. With φ irrational, the first CPU at any fixed
 	 * point of a period of P ticks moves on by frac(P·φ) a period, which spreads
 	 * the last slices evenly over the CPUs within a few periods, for every P. */
-	tick_no = (uint64_t)(s->now / tick_ns(s)) * UINT64_C(0x9E3779B97F4A7C15);
+	tick_no = (uint64_t)(s->now / sim_cpu_tick_ns(s)) * UINT64_C(0x9E3779B97F4A7C15);
 	c0 = (unsigned)(((tick_no >> 32) * cg->brq_n) >> 32);
 	q0 = rq_first(s, cg);
 	if (q0 == -2) {
