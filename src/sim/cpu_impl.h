@@ -105,7 +105,8 @@ struct cpu_task {
 	double rate;           /* its rate (s->tasks[k]->rate follows at the recompute's end) */
 	int next;              /* next task on the same rq */
 	int q;                 /* the rq it is queued on, -1 */
-	uint32_t rgen;         /* == share_gen: given a rate in the share under way */
+	uint32_t rgen;         /* == share_gen: listed by the share under way (when its
+				* list of tasks with a rate differs from the last) */
 	unsigned char touched; /* in cpu_state.touched */
 };
 _Static_assert(sizeof(struct cpu_task) == 32, "struct cpu_task: a power of two");

@@ -117,7 +117,6 @@ static inline void run_add(struct share_ctx *x, int k)
 {
 	struct cpu_run *r = x->run;
 
-	x->st->tk[k].rgen = x->st->share_gen;
 	r->k[r->n++] = k;
 }
 
@@ -228,6 +227,42 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 	}
 }
 
+/* The lengths of the common head and tail of a[0..na) and b[0..nb), which do not
+ * overlap in the shorter (the head na when a is all of b's head). Mostly a share
+ * lists what the last did, which memcmp tells with a few instructions per 16
+ * entries; else a task or group that came or went made its rqs differ. */
+static size_t same_ends(const int *a, size_t na, const int *b, size_t nb, size_t *tail)
+{
+	size_t h = 0, t = 0, m = na < nb ? na : nb;
+
+	*tail = 0;
+	if (!na || (na <= nb && memcmp(a, b, na * sizeof(*a)) == 0))
+		return na;
+	/* two entries a compare (the lists run to a few dozen) */
+	for (; h + 2 <= m; h += 2) {
+		uint64_t x, y;
+
+		memcpy(&x, a + h, sizeof(x));
+		memcpy(&y, b + h, sizeof(y));
+		if (x != y)
+			break;
+	}
+	for (; h < m && a[h] == b[h]; h++)
+		;
+	for (; t + 2 <= m - h; t += 2) {
+		uint64_t x, y;
+
+		memcpy(&x, a + na - 2 - t, sizeof(x));
+		memcpy(&y, b + nb - 2 - t, sizeof(y));
+		if (x != y)
+			break;
+	}
+	for (; t < m - h && a[na - 1 - t] == b[nb - 1 - t]; t++)
+		;
+	*tail = t;
+	return h;
+}
+
 /* Shares CPU c again: its tasks lose their rates and its groups their grants, then
  * the root's capacity of 1 is water-filled down its tree. Only the groups whose
  * grant here changed sum their alloc again (the sum of the same grants in the same
@@ -237,58 +272,67 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 {
 	struct cpu_run *r = &st->runs[c];
 	struct cpu_reach *rc = &st->reach[c];
-	size_t i, nold = rc->n, cold = rc->cap, nk = r->n;
-	int *old = rc->q;
-	bool kept = false;
+	size_t i, p, t, nold = rc->n, cold = rc->cap, nk = r->n, ck = r->cap;
+	int *old = rc->q, *oldk = r->k;
 
-	/* The tasks it gave a rate and still holds lose it unless this share gives
-	 * them one (one that left lost its rate then, and may have its new CPU's
-	 * already; a queued task's t->cpu is its rq's CPU, and one not queued has -1).
-	 * They are noted and, after the share, those it gave none get 0: the rates
-	 * come out as when all were set to 0 first, without a look at each task. */
-	if (++st->share_gen == 0) {
-		for (i = 0; i < st->ntk; i++)
-			st->tk[i].rgen = 0;
-		st->share_gen = 1;
-	}
-	if (sim_cpu_grow((void **)&st->oldk, &st->coldk, nk, sizeof(int)) == 0) {
-		if (nk) /* with none, both may be NULL */
-			memcpy(st->oldk, r->k, nk * sizeof(int));
-		kept = true;
-	} else {
-		for (i = 0; i < nk; i++)
-			if (s->tasks[r->k[i]]->cpu == (int)c)
-				cpu_rate_set(st, r->k[i], 0);
-	}
+	/* the last share's arrays become the scratch, the scratch this share's */
+	r->k = st->oldk;
+	r->cap = st->coldk;
 	r->n = 0;
-	/* the last share's array becomes the scratch, the scratch this share's */
+	st->oldk = oldk;
+	st->coldk = ck;
 	rc->q = st->oldr;
 	rc->cap = st->coldr;
 	rc->n = 0;
 	st->oldr = old;
 	st->coldr = cold;
-	for (i = 0; i < nold; i++)
-		st->rq[old[i]].a = 0;
 	if (st->cpu_root[c] >= 0 && run_reserve(st, r, st->cq[c].n)) {
 		struct share_ctx x = { st, rc, r };
 
 		share_rq(&x, st->cpu_root[c], 1.0, 0);
 	}
-	for (i = 0; kept && i < nk; i++) {
-		int k = st->oldk[i];
+	/* The tasks the last share gave a rate and this one did not lose it, if still
+	 * queued here (one that left lost its rate then, and may have its new CPU's
+	 * already): the rates come out as when all were set to 0 first. Mostly the
+	 * share lists the same tasks in the same order, and the common head and tail
+	 * of the two lists need no look at their tasks. */
+	p = same_ends(oldk, nk, r->k, r->n, &t);
+	if (p < nk) {
+		if (++st->share_gen == 0) {
+			for (i = 0; i < st->ntk; i++)
+				st->tk[i].rgen = 0;
+			st->share_gen = 1;
+		}
+		for (i = p; i < r->n - t; i++)
+			st->tk[r->k[i]].rgen = st->share_gen;
+		for (i = p; i < nk - t; i++) {
+			int k = oldk[i];
 
-		if (st->tk[k].rgen != st->share_gen && st->tk[k].q >= 0 &&
-		    st->rq[st->tk[k].q].cpu == (int)c)
-			cpu_rate_set(st, k, 0);
+			if (st->tk[k].rgen != st->share_gen && st->tk[k].q >= 0 &&
+			    st->rq[st->tk[k].q].cpu == (int)c)
+				cpu_rate_set(st, k, 0);
+		}
 	}
-	/* the groups reached before and not now lost their grant here (the latest
-	 * reached first, as when the rqs were a list pushed at its head) */
-	for (i = nold; i-- > 0;) {
-		struct rq *o = &st->rq[old[i]];
+	/* The rqs reached before and not now lost their grant here: 0, as when every
+	 * grant was taken back first (the share reads no grant, only a_prev, which
+	 * every reached rq's grant equals after it). Those between the common head and
+	 * tail of the two lists are zeroed and the reached ones given theirs back,
+	 * then their changes noted, the latest reached first, as when the rqs were a
+	 * list pushed at its head. Zeroing every grant before the share cost a pass
+	 * over all of them, and a second store to each rq's line. */
+	p = same_ends(old, nold, rc->q, rc->n, &t);
+	if (p < nold) {
+		for (i = p; i < nold - t; i++)
+			st->rq[old[i]].a = 0;
+		for (i = p; i < rc->n - t; i++)
+			st->rq[rc->q[i]].a = st->rq[rc->q[i]].a_prev;
+		for (i = nold - t; i-- > p;) {
+			struct rq *o = &st->rq[old[i]];
 
-		if (o->a != o->a_prev) {
-			cpu_mark_alloc(st, o->slot);
-			o->a_prev = o->a;
+			if (o->a != o->a_prev) {
+				cpu_mark_alloc(st, o->slot);
+				o->a_prev = o->a;
+			}
 		}
 	}
 	st->reshare[c] = false;
