@@ -78,8 +78,10 @@ struct rq {
 	int first_task;            /* runnable tasks queued here, ascending task index */
 	int parent;                /* the parent group's rq on this CPU while linked, else -1 */
 	int slot;                  /* its group's slot: cgroup id + 1, 0 the hierarchy-less root */
-	bool chg;                  /* summed since its CPU's last share reached it: what
-				    * it or a runqueue below it holds may have changed */
+	/* RQ_CHG (what rq_sum stores, true): summed since its CPU's last share
+	 * reached it, what it or a runqueue below it holds may have changed; else
+	 * RQ_LEAF1 when that share found it a lone-task leaf, 0 when not */
+	unsigned char chg;
 	bool dirty;                /* load and d to be summed again */
 	bool up;                   /* d changed: the parent's sums must be redone */
 	bool ne;                   /* non-empty ... */
@@ -97,6 +99,8 @@ struct rq {
 	double hwant, hval;        /* task of demand hwant queued here */
 };
 _Static_assert(sizeof(struct rq) == 128, "struct rq: two cache lines");
+#define RQ_CHG 1   /* rq.chg: summed since the share last reached it */
+#define RQ_LEAF1 2 /* rq.chg: not, and no child rq and one task then */
 
 /* What the share reads and writes of one task (by index), together: a share visits
  * tasks scattered over the index range, and separate arrays cost a cache line each. */

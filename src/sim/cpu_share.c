@@ -129,7 +129,7 @@ static void share_replay(struct share_ctx *x, int q)
 	struct cpu_state *st = x->st;
 	int c, k;
 
-	st->rq[q].chg = false;
+	st->rq[q].chg = 0;
 	for (c = st->rq[q].first_child; c >= 0; c = st->rq[c].next_sib) {
 		struct rq *r = &st->rq[c];
 		int t = r->first_task;
@@ -138,7 +138,11 @@ static void share_replay(struct share_ctx *x, int q)
 			continue;
 		r->a = r->a_prev;
 		reach_add(x, c);
-		if (r->first_child < 0 && t >= 0 && st->tk[t].next < 0) {
+		if (r->chg == RQ_LEAF1) {
+			/* its task's rate, min(d, a), is above 0 when the grant is */
+			if (r->a > 0)
+				run_add(x, t);
+		} else if (r->first_child < 0 && t >= 0 && st->tk[t].next < 0) {
 			if (st->tk[t].rate > 0)
 				run_add(x, t);
 		} else {
@@ -160,7 +164,7 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 	size_t n = 0, i;
 	int c, k;
 
-	st->rq[q].chg = false;
+	st->rq[q].chg = 0;
 
 	for (c = st->rq[q].first_child; c >= 0; c = st->rq[c].next_sib)
 		if (st->rq[c].d > 0) {
@@ -200,7 +204,8 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 		} else {
 			struct rq *r = &st->rq[v[i].rq];
 			int t = r->first_task;
-			bool same = !r->chg && v[i].a == r->a_prev;
+			unsigned char ch = r->chg;
+			bool same = ch != RQ_CHG && v[i].a == r->a_prev;
 
 			r->a = v[i].a;
 			reach_add(x, v[i].rq);
@@ -208,14 +213,21 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 				cpu_mark_alloc(st, r->slot);
 				r->a_prev = r->a;
 			}
-			if (r->first_child < 0 && t >= 0 && st->tk[t].next < 0) {
-				/* one task alone (the common leaf): what share_rq would
-				 * give it, min(demand, grant), without the call */
-				double a = st->tk[t].want < v[i].a ? st->tk[t].want : v[i].a;
+			if (ch == RQ_CHG && r->first_child < 0 && t >= 0 && st->tk[t].next < 0)
+				r->chg = ch = RQ_LEAF1;
+			if (ch == RQ_LEAF1) {
+				/* One task alone (the common leaf): what share_rq would
+				 * give it, min(demand, grant), without the call. Its
+				 * demand is the rq's d (0 + want), and while the rq was
+				 * not summed and its grant is the same, so is the rate:
+				 * the task's line is not read (it mostly left the
+				 * cache since the last share). */
+				double a = r->d < v[i].a ? r->d : v[i].a;
 
 				if (a < 0)
 					a = 0;
-				cpu_rate_set(st, t, a);
+				if (!same)
+					cpu_rate_set(st, t, a);
 				if (a > 0)
 					run_add(x, t);
 			} else if (same) {
