@@ -141,19 +141,22 @@ struct cpu_queue {
 	size_t n, cap;
 };
 
+/* An entity of a runqueue being shared, in the order met (child groups, then
+ * tasks): its grant, and its rq (a child group) or task index. */
 struct went {
-	double w, d, a;
-	int rq;   /* child group's rq, or -1 for a task */
-	int task; /* task index */
+	double a;
+	int id;
 };
 
 /* An entity's place in the water-filling order: by d/w, ties by creation (cgroups
- * by id, tasks by tid, cgroups first); i its index in the entity array. */
+ * by id, tasks by tid, cgroups first); i its index in the entity array. Its weight
+ * and demand ride along: the water-filling reads them in this order. */
 struct wkey {
-	double r;
+	double r, w, d;
 	uint32_t tie; /* key, plus 1 << 31 for a task */
 	uint32_t i;
 };
+_Static_assert(sizeof(struct wkey) == 32, "struct wkey: a power of two");
 
 /* The tick model's lazy group weights (cpu_rq.c, "Lazy weights"): what one group's
  * runqueue on one CPU last published and the weight it last computed, kept by

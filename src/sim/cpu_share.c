@@ -23,53 +23,50 @@ static int wkey_cmp(const void *pa, const void *pb)
 	return wkey_before(a, b) ? -1 : wkey_before(b, a) ? 1 : 0;
 }
 
-/* Water-fills cap over v[0..n) by weight, capped at demand, in the order of k[0..n)
- * (sorted here). */
-static void waterfill(double cap, struct went *v, struct wkey *k, size_t n)
+/* Water-fills cap over the entities k[0..n), in that order (by d/w), by weight,
+ * capped at demand; each grant goes to v[k[i].i].a. */
+static void waterfill(double cap, const struct wkey *k, struct went *v, size_t n)
 {
 	double W = 0, ratio;
 	size_t i;
 
 	if (n == 1) {
 		/* alone: its demand or the whole capacity */
-		v[0].a = v[0].d < cap ? v[0].d : cap;
-		if (v[0].a < 0)
-			v[0].a = 0;
+		double a = k[0].d < cap ? k[0].d : cap;
+
+		v[0].a = a < 0 ? 0 : a;
 		return;
 	}
-	if (n > 16) {
-		qsort(k, n, sizeof(*k), wkey_cmp);
-	} else {
-		/* the order is total, so any sort gives the same sequence; insertion sort
-		 * is the cheap one for the few entities of a runqueue */
-		for (i = 1; i < n; i++) {
-			struct wkey x = k[i];
-			size_t j = i;
-
-			for (; j > 0 && wkey_before(&x, &k[j - 1]); j--)
-				k[j] = k[j - 1];
-			k[j] = x;
-		}
-	}
 	for (i = 0; i < n; i++)
-		W += v[k[i].i].w;
+		W += k[i].w;
 	/* the entities whose demand is below their fair share get it, in order */
 	for (i = 0; i < n; i++) {
-		struct went *e = &v[k[i].i];
-		double fair = W > 0 ? cap * e->w / W : 0;
+		double fair = W > 0 ? cap * k[i].w / W : 0, a;
 
-		if (!(e->d < fair))
+		if (!(k[i].d < fair))
 			break;
-		e->a = e->d > 0 ? e->d : 0;
-		cap -= e->a;
-		W -= e->w;
+		a = k[i].d > 0 ? k[i].d : 0;
+		v[k[i].i].a = a;
+		cap -= a;
+		W -= k[i].w;
 	}
 	/* the rest want at least their fair share (they come by ascending d/w, and
 	 * giving one its fair share leaves cap/W as it was): each gets its weight
 	 * times what is left per unit of weight, one division for all */
 	ratio = W > 0 && cap > 0 ? cap / W : 0;
 	for (; i < n; i++)
-		v[k[i].i].a = v[k[i].i].w * ratio;
+		v[k[i].i].a = k[i].w * ratio;
+}
+
+/* Puts y in its place among k[0..n), sorted: the runqueues' entities are few, and
+ * most come in or near their place, children by descending id (an equal d/w goes
+ * first), tasks by ascending index (last); past 16 they are appended, for qsort. */
+static inline void wkey_insert(struct wkey *k, size_t n, const struct wkey *y)
+{
+	if (n < 16)
+		for (; n > 0 && wkey_before(y, &k[n - 1]); n--)
+			k[n] = k[n - 1];
+	k[n] = *y;
 }
 
 /* Makes room in r for n tasks; false (st->run_err: the run fails) when out of
@@ -94,30 +91,34 @@ static bool run_reserve(struct cpu_state *st, struct cpu_run *r, size_t n)
 /* One CPU's share: what every step of it reads and fills, looked up once. */
 struct share_ctx {
 	struct cpu_state *st;
-	struct cpu_reach *rc; /* the CPU's reached rqs */
-	struct cpu_run *run;  /* its tasks with a rate: room for all its queued tasks */
+	int *q; /* the CPU's reached rqs (its cpu_reach's array, n and cap) */
+	size_t nq, cq;
+	int *k; /* its tasks with a rate: room for all its queued tasks */
+	size_t nk;
 };
 
-/* Notes rq q as reached by its CPU's share; one left out for want of memory would
- * keep its grant (the run fails: st->run_err). */
+/* Makes room for n more reached rqs; false (st->run_err: the run fails) when out
+ * of memory: those left out would keep their grants. */
+static inline bool reach_room(struct share_ctx *x, size_t n)
+{
+	if (x->nq + n <= x->cq || sim_cpu_grow((void **)&x->q, &x->cq, x->nq + n, sizeof(int)) == 0)
+		return true;
+	x->st->run_err = true;
+	return false;
+}
+
+/* Notes rq q as reached by its CPU's share. */
 static inline void reach_add(struct share_ctx *x, int q)
 {
-	struct cpu_reach *r = x->rc;
-
-	if (r->n == r->cap && sim_cpu_grow((void **)&r->q, &r->cap, r->n + 1, sizeof(*r->q)) < 0) {
-		x->st->run_err = true;
-		return;
-	}
-	r->q[r->n++] = q;
+	if (reach_room(x, 1))
+		x->q[x->nq++] = q;
 }
 
 /* Lists task k with a rate on the CPU: every task the share gives a rate is queued
  * there, and the list has room for all of them (sim_cpu_share_cpu), so no check. */
 static inline void run_add(struct share_ctx *x, int k)
 {
-	struct cpu_run *r = x->run;
-
-	r->k[r->n++] = k;
+	x->k[x->nk++] = k;
 }
 
 /* What share_rq would do for q when neither its capacity nor anything below it
@@ -154,88 +155,90 @@ static void share_replay(struct share_ctx *x, int q)
 			run_add(x, k);
 }
 
-/* Shares cap CPUs of one runqueue among its entities (wf[top..) is free scratch);
- * each group entity's grant is noted in its rq, which joins its CPU's reached list. */
+/* Shares cap CPUs of one runqueue among its entities (wf, wk [top..) are free
+ * scratch); each group entity's grant is noted in its rq, which joins its CPU's
+ * reached list. */
 static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 {
 	struct cpu_state *st = x->st;
 	struct went *v = st->wf + top;
-	struct wkey *key = st->wk + top;
-	size_t n = 0, i;
+	struct wkey *key = st->wk + top, y;
+	size_t n = 0, nc, i;
+	bool room;
 	int c, k;
 
 	st->rq[q].chg = 0;
+	for (c = st->rq[q].first_child; c >= 0; c = st->rq[c].next_sib) {
+		const struct rq *r = &st->rq[c];
 
-	for (c = st->rq[q].first_child; c >= 0; c = st->rq[c].next_sib)
-		if (st->rq[c].d > 0) {
-			v[n].w = st->rq[c].w;
-			v[n].d = st->rq[c].d;
-			v[n].rq = c;
-			key[n].r = v[n].d / v[n].w;
-			key[n].tie = (uint32_t)st->rq[c].slot; /* id + 1: the same order */
-			key[n].i = (uint32_t)n;
-			n++;
-		}
-	/* children come by descending id: reversed, ties (equal d/w) are already in
-	 * the sort's order, and the insertion sort has little to do */
-	for (i = 0; i < n / 2; i++) {
-		struct wkey y = key[i];
-
-		key[i] = key[n - 1 - i];
-		key[n - 1 - i] = y;
+		if (!(r->d > 0))
+			continue;
+		y.w = r->w;
+		y.d = r->d;
+		y.r = y.d / y.w;
+		y.tie = (uint32_t)r->slot; /* id + 1: the same order */
+		y.i = (uint32_t)n;
+		v[n].id = c;
+		wkey_insert(key, n++, &y);
 	}
+	nc = n;
 	for (k = st->rq[q].first_task; k >= 0; k = st->tk[k].next)
 		if (st->tk[k].want > 0) {
-			v[n].w = NICE0;
-			v[n].d = st->tk[k].want;
-			v[n].rq = -1;
-			v[n].task = k;
-			key[n].r = v[n].d / v[n].w;
-			key[n].tie = (uint32_t)st->tid[k] | 1u << 31;
-			key[n].i = (uint32_t)n;
-			n++;
+			y.w = NICE0;
+			y.d = st->tk[k].want;
+			y.r = y.d / y.w;
+			y.tie = (uint32_t)st->tid[k] | 1u << 31;
+			y.i = (uint32_t)n;
+			v[n].id = k;
+			wkey_insert(key, n++, &y);
 		}
-	waterfill(cap, v, key, n);
-	for (i = 0; i < n; i++) {
-		if (v[i].rq < 0) {
-			cpu_rate_set(st, v[i].task, v[i].a);
-			if (v[i].a > 0)
-				run_add(x, v[i].task);
+	if (!n)
+		return;
+	/* the order is total, so any sort gives the same sequence */
+	if (n > 16)
+		qsort(key, n, sizeof(*key), wkey_cmp);
+	waterfill(cap, key, v, n);
+	room = reach_room(x, nc);
+	for (i = 0; i < nc; i++) {
+		struct rq *r = &st->rq[v[i].id];
+		double ga = v[i].a;
+		int t = r->first_task;
+		unsigned char ch = r->chg;
+		bool same = ch != RQ_CHG && ga == r->a_prev;
+
+		r->a = ga;
+		if (room)
+			x->q[x->nq++] = v[i].id;
+		if (ga != r->a_prev) {
+			cpu_mark_alloc(st, r->slot);
+			r->a_prev = ga;
+		}
+		if (ch == RQ_CHG && r->first_child < 0 && t >= 0 && st->tk[t].next < 0)
+			r->chg = ch = RQ_LEAF1;
+		if (ch == RQ_LEAF1) {
+			/* One task alone (the common leaf): what share_rq would give
+			 * it, min(demand, grant), without the call. Its demand is the
+			 * rq's d (0 + want), and while the rq was not summed and its
+			 * grant is the same, so is the rate: the task's line is not
+			 * read (it mostly left the cache since the last share). */
+			double a = r->d < ga ? r->d : ga;
+
+			if (a < 0)
+				a = 0;
+			if (!same)
+				cpu_rate_set(st, t, a);
+			if (a > 0)
+				run_add(x, t);
+		} else if (same) {
+			share_replay(x, v[i].id);
 		} else {
-			struct rq *r = &st->rq[v[i].rq];
-			int t = r->first_task;
-			unsigned char ch = r->chg;
-			bool same = ch != RQ_CHG && v[i].a == r->a_prev;
-
-			r->a = v[i].a;
-			reach_add(x, v[i].rq);
-			if (r->a != r->a_prev) {
-				cpu_mark_alloc(st, r->slot);
-				r->a_prev = r->a;
-			}
-			if (ch == RQ_CHG && r->first_child < 0 && t >= 0 && st->tk[t].next < 0)
-				r->chg = ch = RQ_LEAF1;
-			if (ch == RQ_LEAF1) {
-				/* One task alone (the common leaf): what share_rq would
-				 * give it, min(demand, grant), without the call. Its
-				 * demand is the rq's d (0 + want), and while the rq was
-				 * not summed and its grant is the same, so is the rate:
-				 * the task's line is not read (it mostly left the
-				 * cache since the last share). */
-				double a = r->d < v[i].a ? r->d : v[i].a;
-
-				if (a < 0)
-					a = 0;
-				if (!same)
-					cpu_rate_set(st, t, a);
-				if (a > 0)
-					run_add(x, t);
-			} else if (same) {
-				share_replay(x, v[i].rq);
-			} else {
-				share_rq(x, v[i].rq, v[i].a, top + n);
-			}
+			share_rq(x, v[i].id, ga, top + n);
 		}
+	}
+	for (; i < n; i++) {
+		cpu_rate_set(st, v[i].id, v[i].a);
+		if (v[i].a > 0)
+			run_add(x, v[i].id);
 	}
 }
 
@@ -299,9 +302,13 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	st->oldr = old;
 	st->coldr = cold;
 	if (st->cpu_root[c] >= 0 && run_reserve(st, r, st->cq[c].n)) {
-		struct share_ctx x = { st, rc, r };
+		struct share_ctx x = { st, rc->q, 0, rc->cap, r->k, 0 };
 
 		share_rq(&x, st->cpu_root[c], 1.0, 0);
+		rc->q = x.q;
+		rc->n = x.nq;
+		rc->cap = x.cq;
+		r->n = x.nk;
 	}
 	/* The tasks the last share gave a rate and this one did not lose it, if still
 	 * queued here (one that left lost its rate then, and may have its new CPU's
