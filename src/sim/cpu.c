@@ -306,6 +306,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->lz_tot);
 	ucg_free(st->lz_gst);
 	sim_cpu_bw_fini(&st->bw);
+	ucg_free(st->pk);
 	ucg_free(st->pl);
 	ucg_free(st->cgl);
 	ucg_free(st);
@@ -367,7 +368,7 @@ static int gather(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
 		double want;
 
 		if (!t->alive || t->cpu_demand <= 0 || task_frozen(s, t, ifrz)) {
-			t->cpu = -1;
+			cpu_task_cpu(t, st, k, -1);
 			cpu_rate_set(st, k, 0);
 			if (st->tk[k].q >= 0)
 				sim_cpu_task_dequeue(s, st, k);
@@ -421,11 +422,8 @@ static void digest(struct sim *s)
 	struct cpu_state *st = s->cpu_state;
 	size_t i;
 
-	for (i = 0; i < st->ntouched; i++) /* the rates not yet set in the tasks */
-		s->tasks[st->touched[i]]->rate = st->tk[st->touched[i]].rate;
-
 	for (i = 0; i < s->ntasks; i++) {
-		digest_double(s, s->tasks[i]->rate);
+		digest_double(s, i < st->ntk ? st->tk[i].rate : 0);
 		digest_u64(s, (uint64_t)(int64_t)s->tasks[i]->cpu);
 	}
 	for (i = 0; i < s->ncgs; i++) {

@@ -17,10 +17,15 @@ static void flush_task(struct sim *s, struct sim_task *t)
 	t->cpuacct_pend = 0;
 }
 
+static void task_pass(struct sim *s, struct cpu_state *st, int k);
+
 void sim_cpu_cg_push(struct sim *s, struct sim_task *t)
 {
+	struct cpu_state *st = s->cpu_state;
 	size_t h;
 
+	if (st && t->idx < st->ntk && st->tk[t->idx].pend)
+		task_pass(s, st, (int)t->idx); /* the time it settled, first */
 	if (!t->cg_pend)
 		return;
 	for (h = 0; h < s->nhier; h++)
@@ -28,30 +33,29 @@ void sim_cpu_cg_push(struct sim *s, struct sim_task *t)
 	t->cg_pend = 0;
 }
 
-/* Adds the time t ran since acc_since, at acc_rate on acc_cpu, rounded to whole ns:
- * to the task, its cgroups in every hierarchy (as they are now: whatever moves a
- * task settles every task first; they get it at the next sim_cpu_settle) and
- * cpuacct's pending charge; idle_ns loses it. */
-static void task_settle(struct sim *s, struct cpu_state *st, struct sim_task *t)
+/* Passes the time task k settled (tk.pend, all of it run on acc_cpu) to its
+ * sim_task: to cpu_ns, to cg_pend for its cgroups in every hierarchy (as they are
+ * now: whatever moves a task settles every task first; they get it at the next
+ * sim_cpu_settle) and to cpuacct's pending charge. Sums of integers: the same
+ * whenever they are formed, as long as every reader comes after sim_cpu_settle
+ * (samples, the v2 split, the reports, a command) and a CPU change passes the time
+ * run on the old CPU first. */
+static void task_pass(struct sim *s, struct cpu_state *st, int k)
 {
-	sim_time dt = s->now - t->acc_since;
-	int64_t ns;
+	struct cpu_task *x = &st->tk[k];
+	struct sim_task *t = s->tasks[k];
+	int64_t ns = x->pend;
 
-	t->acc_since = s->now;
-	if (dt <= 0 || t->acc_rate <= 0 || !t->alive)
-		return;
-	ns = (int64_t)(t->acc_rate * (double)dt + 0.5);
+	x->pend = 0;
 	if (ns <= 0)
 		return;
 	t->cpu_ns += ns;
-	s->idle_ns -= ns;
 	/* Its cgroups' cpu_ns, in every hierarchy up to the root, are read only after
 	 * sim_cpu_settle (samples, the v2 split, the reports) and change in no other
-	 * way than by these sums; so the time waits in the task, which is at hand,
-	 * and is added to them there, or before the task changes cgroups. Sums of
-	 * integers: the same whatever their order. The walks up the hierarchies,
-	 * their steps cold cgroups, were a third of the settling: 60 virtual
-	 * seconds of the hour's host settle 2,152,280 times and push 26,400. */
+	 * way than by these sums; so the time waits in the task and is added to them
+	 * there, or before the task changes cgroups. The walks up the hierarchies,
+	 * their steps cold cgroups, were a third of the settling: 60 virtual seconds
+	 * of the hour's host settle 2,152,280 times and push 26,400. */
 	t->cg_pend += ns;
 	if (!t->cg_listed) {
 		size_t need = st->ncgl + 1;
@@ -66,10 +70,10 @@ static void task_settle(struct sim *s, struct cpu_state *st, struct sim_task *t)
 	/* cpuacct through the controller, on the task's CPU, all of it user time:
 	 * gathered here and charged by sim_cpu_flush (before a command runs, a task
 	 * exits, and at the end); time run on another CPU is charged there first */
-	if (t->cpuacct_pend && t->pend_cpu != t->acc_cpu)
+	if (t->cpuacct_pend && t->pend_cpu != x->acc_cpu)
 		flush_task(s, t);
 	if (!t->cpuacct_pend)
-		t->pend_cpu = t->acc_cpu > 0 ? t->acc_cpu : 0;
+		t->pend_cpu = x->acc_cpu > 0 ? x->acc_cpu : 0;
 	t->cpuacct_pend += ns;
 	if (!t->pend_listed) {
 		if (sim_cpu_grow((void **)&st->pl, &st->cpl, st->npl + 1, sizeof(*st->pl)) < 0) {
@@ -77,6 +81,32 @@ static void task_settle(struct sim *s, struct cpu_state *st, struct sim_task *t)
 		} else {
 			st->pl[st->npl++] = t;
 			t->pend_listed = true;
+		}
+	}
+}
+
+/* Adds the time task k ran since acc_since, at acc_rate on acc_cpu, rounded to whole
+ * ns, to its pending time (task_pass hands it on); idle_ns loses it. */
+static void task_settle(struct sim *s, struct cpu_state *st, int k)
+{
+	struct cpu_task *x = &st->tk[k];
+	sim_time dt = s->now - x->acc_since;
+	int64_t ns;
+
+	x->acc_since = s->now;
+	if (dt <= 0 || x->acc_rate <= 0 || x->dead)
+		return;
+	ns = (int64_t)(x->acc_rate * (double)dt + 0.5);
+	if (ns <= 0)
+		return;
+	s->idle_ns -= ns;
+	x->pend += ns;
+	if (!x->plisted) {
+		if (sim_cpu_grow((void **)&st->pk, &st->cpk, st->npk + 1, sizeof(*st->pk)) < 0) {
+			task_pass(s, st, k); /* no room to wait: now */
+		} else {
+			st->pk[st->npk++] = k;
+			x->plisted = 1;
 		}
 	}
 }
@@ -89,17 +119,26 @@ void sim_cpu_settle_touched(struct sim *s, struct cpu_state *st)
 
 	for (i = 0; i < st->ntouched; i++) {
 		int k = st->touched[i];
-		struct sim_task *t = s->tasks[k];
+		struct cpu_task *x = &st->tk[k];
 
-		st->tk[k].touched = 0;
-		t->rate = st->tk[k].rate;
-		if (t->rate != t->acc_rate || (t->rate > 0 && t->cpu != t->acc_cpu)) {
-			task_settle(s, st, t);
-			t->acc_rate = t->rate;
-			t->acc_cpu = t->cpu;
+		x->touched = 0;
+		if (x->rate != x->acc_rate || (x->rate > 0 && x->cpu != x->acc_cpu)) {
+			task_settle(s, st, k);
+			if (x->cpu != x->acc_cpu && x->pend)
+				task_pass(s, st, k); /* charged on the CPU it ran on */
+			x->acc_rate = x->rate;
+			x->acc_cpu = x->cpu;
 		}
 	}
 	st->ntouched = 0;
+}
+
+void sim_cpu_task_exited(struct sim *s, struct sim_task *t)
+{
+	struct cpu_state *st = s->cpu_state;
+
+	if (st && t->idx < st->ntk)
+		st->tk[t->idx].dead = 1;
 }
 
 void sim_cpu_settle(struct sim *s)
@@ -116,8 +155,13 @@ void sim_cpu_settle(struct sim *s)
 		 * too: settling twice adds nothing) */
 		for (c = 0; c < st->ccpu; c++)
 			for (i = 0; i < st->runs[c].n; i++)
-				task_settle(s, st, s->tasks[st->runs[c].k[i]]);
+				task_settle(s, st, st->runs[c].k[i]);
 	}
+	for (i = 0; i < st->npk; i++) {
+		task_pass(s, st, st->pk[i]);
+		st->tk[st->pk[i]].plisted = 0;
+	}
+	st->npk = 0;
 	for (i = 0; i < st->ncgl; i++) {
 		sim_cpu_cg_push(s, st->cgl[i]);
 		st->cgl[i]->cg_listed = false;

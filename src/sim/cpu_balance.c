@@ -67,7 +67,7 @@ void sim_cpu_place_new(struct sim *s, struct cpu_state *st)
 		    cpu_allowed(st, k, (unsigned)t->cpu))
 			st->cpu_load[t->cpu] += st->tk[k].want;
 		else
-			t->cpu = -1;
+			cpu_task_cpu(t, st, k, -1);
 	}
 	for (i = 0; i < st->nrt; i++) {
 		int k = st->rt[i];
@@ -80,7 +80,7 @@ void sim_cpu_place_new(struct sim *s, struct cpu_state *st)
 			if (cpu_allowed(st, k, c) &&
 			    (best < 0 || st->cpu_load[c] < st->cpu_load[best]))
 				best = (int)c;
-		t->cpu = best < 0 ? 0 : best;
+		cpu_task_cpu(t, st, k, best < 0 ? 0 : best);
 		st->cpu_load[t->cpu] += st->tk[k].want;
 	}
 }
@@ -209,7 +209,7 @@ static int balance_move(struct sim *s, struct cpu_state *st)
 		st->minh[src] = minh;
 		st->minh_gen[src] = st->hgen[src];
 		if (best >= 0) {
-			s->tasks[best]->cpu = bdst;
+			cpu_task_cpu(s->tasks[best], st, best, bdst);
 			st->moved[best] = st->stamp;
 			st->cpu_load[src] -= bh;
 			st->cpu_load[bdst] += bh;

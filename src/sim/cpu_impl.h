@@ -103,17 +103,29 @@ _Static_assert(sizeof(struct rq) == 128, "struct rq: two cache lines");
 #define RQ_LEAF1 2 /* rq.chg: not, and no child rq and one task then */
 
 /* What the share reads and writes of one task (by index), together: a share visits
- * tasks scattered over the index range, and separate arrays cost a cache line each. */
+ * tasks scattered over the index range, and separate arrays cost a cache line each.
+ * Its time accrual is in the same line: the end of a recompute settles each task
+ * whose rate changed (~190 a recompute on the hour's host), and reading s->tasks[k]
+ * and the task's struct there cost two more misses per task; the time settled waits
+ * here (pend) until sim_cpu_settle passes it to the task (cpu_account.c). */
 struct cpu_task {
 	double want;           /* CPUs it wants, at most 1 */
-	double rate;           /* its rate (s->tasks[k]->rate follows at the recompute's end) */
+	double rate;           /* its rate */
 	int next;              /* next task on the same rq */
 	int q;                 /* the rq it is queued on, -1 */
 	uint32_t rgen;         /* == share_gen: listed by the share under way (when its
 				* list of tasks with a rate differs from the last) */
 	unsigned char touched; /* in cpu_state.touched */
+	unsigned char dead;    /* its task exited: it accrues no more time */
+	unsigned char plisted; /* in cpu_state.pk */
+	/* CPU time accrues lazily: at acc_rate on CPU acc_cpu since acc_since */
+	double acc_rate;
+	sim_time acc_since;
+	int64_t pend; /* ns settled, not yet in the task's cpu_ns, cg_pend, cpuacct_pend */
+	int acc_cpu;
+	int cpu; /* == s->tasks[k]->cpu (cpu_task_cpu) */
 };
-_Static_assert(sizeof(struct cpu_task) == 32, "struct cpu_task: a power of two");
+_Static_assert(sizeof(struct cpu_task) == 64, "struct cpu_task: a cache line");
 
 /* The tasks one CPU's last share gave a rate, by index (s->tasks[k] is the task:
  * the share does not load the pointer, whose array is too large to stay in the
@@ -270,6 +282,8 @@ struct cpu_state {
 	size_t q_ncgs;        /* shares and throttling were last read in full at */
 	struct sim_hier *q_hi;
 	struct cpu_bw bw;     /* the CFS bandwidth timers' (cpu_bw.c) */
+	int *pk;              /* tasks with tk.pend, to pass to their sim_task */
+	size_t npk, cpk;
 	struct sim_task **pl; /* tasks with cpuacct_pend, to flush */
 	size_t npl, cpl;
 	struct sim_task **cgl; /* tasks with cg_pend, to push at the next settle */
@@ -341,8 +355,7 @@ static inline void cpu_mark_alloc(struct cpu_state *st, int slot)
 
 /* Every write of a task's rate goes through here: the tasks whose rate changed are
  * listed, and at the end of the recompute those whose rate or CPU really changed
- * have their time settled and their sim_task.rate set (sim_cpu_settle_touched; the
- * digest's reading syncs it first). Without a branch on whether the rate changed:
+ * have their time settled (sim_cpu_settle_touched). Without a branch on whether the rate changed:
  * on a busy host that goes either way about as often, and the mispredicted branch
  * cost more than the stores (the list has room for every task, so the slot past
  * its end is free to write). */
@@ -355,6 +368,13 @@ static inline void cpu_rate_set(struct cpu_state *st, int k, double v)
 	st->touched[st->ntouched] = k;
 	st->ntouched += (size_t)(ch & !x->touched);
 	x->touched |= ch;
+}
+
+/* Every write of a task's CPU: the settling reads it in st->tk. */
+static inline void cpu_task_cpu(struct sim_task *t, struct cpu_state *st, int k, int cpu)
+{
+	t->cpu = cpu;
+	st->tk[k].cpu = cpu;
 }
 
 static inline bool cpu_allowed(const struct cpu_state *st, int k, unsigned cpu)

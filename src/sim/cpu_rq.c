@@ -63,6 +63,13 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		st->tk[i].touched = 0;
 		st->tk[i].rate = 0; /* a new task has no rate */
 		st->tk[i].rgen = 0;
+		st->tk[i].dead = 0;
+		st->tk[i].plisted = 0;
+		st->tk[i].acc_rate = 0; /* nor any time to settle */
+		st->tk[i].acc_since = 0;
+		st->tk[i].pend = 0;
+		st->tk[i].acc_cpu = 0;
+		st->tk[i].cpu = -1;
 	}
 	if (ntasks > st->ntk)
 		st->ntk = ntasks;

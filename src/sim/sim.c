@@ -342,6 +342,7 @@ int sim_task_exit(struct sim *s, struct sim_task *t)
 	if (r == 0)
 		r = ucg_task_reap(s->e, t->tid);
 	t->alive = false;
+	sim_cpu_task_exited(s, t);
 	/* the tid is gone: a later pid lookup must not find this task */
 	ucg_htable_remove(&s->tasks_by_tid, &t->hnode);
 	return r;

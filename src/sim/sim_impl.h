@@ -167,21 +167,15 @@ enum { SIM_IO_READ, SIM_IO_WRITE, SIM_IO_READ_DIRECT, SIM_IO_WRITE_DIRECT };
 
 struct sim_task {
 	/* The first cache line (the struct is allocated aligned to it, sim_task_new)
-	 * holds what the CPU model's settling reads and writes, about 2 M times a
-	 * virtual minute on the hour's host; they spread over two lines before. */
+	 * holds what the CPU model's accounting writes when it passes the time a task
+	 * ran to it (cpu_account.c; the accrual itself is in the model's state). */
 	_Alignas(64) bool alive;
 	bool pend_listed;        /* in cpu_account.c's list of tasks with pending time */
 	bool cg_listed;          /* in its list of tasks with cg_pend */
 	int cpu;                 /* the CPU it is queued on while runnable, -1 none */
-	double rate;             /* CPUs granted now */
-	/* CPU time accrues lazily (cpu_account.c): at acc_rate on CPU acc_cpu since acc_since,
-	 * added to cpu_ns when the rate or CPU changes or the time is read */
-	double acc_rate;
-	sim_time acc_since;
 	int64_t cpu_ns;
 	int64_t cg_pend;         /* ns in cpu_ns, not yet in its cgroups' (sim_cpu_settle) */
 	int64_t cpuacct_pend;    /* ns run on CPU pend_cpu, not yet charged to cpuacct */
-	int acc_cpu;
 	int pend_cpu;
 	/* the rest */
 	void *mem; /* the allocation the struct is aligned in */
@@ -210,8 +204,8 @@ struct sim_task {
 	sim_time io_started;
 	struct ucg_hnode hnode;  /* in sim.tasks_by_tid */
 };
-_Static_assert(offsetof(struct sim_task, mem) == 64,
-	       "struct sim_task: its settling fields in one line");
+_Static_assert(offsetof(struct sim_task, pend_cpu) < 60,
+	       "struct sim_task: its accounting fields in one line");
 
 /* A consumer: a long-lived identity on pages and requests standing for one tuple of
  * cgroups (one per hierarchy, like a css_set that is never freed); it outlives every
@@ -571,6 +565,8 @@ void sim_cpu_settle(struct sim *s);
 /* Adds what t ran and its cgroups' cpu_ns does not hold yet to them: before t
  * changes cgroups. */
 void sim_cpu_cg_push(struct sim *s, struct sim_task *t);
+/* t exited: its time accrues no more. */
+void sim_cpu_task_exited(struct sim *s, struct sim_task *t);
 /* sim_cpu_settle, then charges the CPU time so far to the cpuacct controller. */
 void sim_cpu_flush(struct sim *s);
 /* Recomputes the rates (after anything that changes demand or configuration) and
