@@ -61,10 +61,15 @@ static int cg_new(struct sim *s, struct ucg_cgroup *ucg, struct sim_cg *parent)
 	if (s->ncgs == s->ccgs) {
 		size_t n = s->ccgs ? s->ccgs * 2 : 64;
 		struct sim_cg **v = ucg_realloc(s->cgs, n * sizeof(*v));
+		unsigned char *b;
 
 		if (!v)
 			return -ENOMEM;
 		s->cgs = v;
+		b = ucg_realloc(s->cg_bw, n * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		s->cg_bw = b;
 		s->ccgs = n;
 	}
 	if (parent && parent->nchildren == parent->cchildren) {
@@ -91,6 +96,7 @@ static int cg_new(struct sim *s, struct ucg_cgroup *ucg, struct sim_cg *parent)
 	cg->hier = parent ? parent->hier : NULL;
 	cg->parent = parent;
 	cg_defaults(cg);
+	sim_cg_bw_note(s, cg);
 	cg->cfg_epoch = UINT64_MAX;
 	cg->runtime_left = 0;
 	cg->q_seen = -1;
@@ -256,6 +262,8 @@ void sim_cgroups_fini(struct sim *s)
 	}
 	ucg_free(s->cgs);
 	s->cgs = NULL;
+	ucg_free(s->cg_bw);
+	s->cg_bw = NULL;
 	s->ncgs = s->ccgs = 0;
 }
 
@@ -361,6 +369,7 @@ void sim_cg_reread(struct sim *s, struct sim_cg *cg)
 
 	cg->cfg_epoch = s->cfg_epoch;
 	cg_defaults(cg);
+	sim_cg_bw_note(s, cg);
 	if (!u)
 		return; /* removed: the defaults */
 	if (m & (1u << UCG_SS_cpu)) {
@@ -369,6 +378,7 @@ void sim_cg_reread(struct sim *s, struct sim_cg *cg)
 		if (ucg_cpu_bandwidth_get(u, &bw) == 0) {
 			cg->shares = bw.shares > UINT32_MAX ? UINT32_MAX : (unsigned)bw.shares;
 			cg->quota_ns = bw.quota_us > 0 ? bw.quota_us * 1000 : bw.quota_us;
+			sim_cg_bw_note(s, cg);
 			cg->period_ns = (int64_t)bw.period_us * 1000;
 		}
 		if (cg->period_ns <= 0)

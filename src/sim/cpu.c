@@ -546,7 +546,7 @@ void sim_cpu_update(struct sim *s)
 	} else {
 		for (i = 0; i < st->nalloc; i++)
 			if (st->alloc_list[i])
-				sim_cpu_alloc_sum(s, st, s->cgs[st->alloc_list[i] - 1], false);
+				sim_cpu_alloc_slot(s, st, st->alloc_list[i]);
 	}
 	for (i = 0; i < st->nalloc; i++)
 		st->g_flags[st->alloc_list[i]] &= (unsigned char)~G_ALLOC;

@@ -374,16 +374,21 @@ static double grants_sum(const struct cpu_state *st, int idx)
  * may give it one. The grants do not change in between, so the sum is the one it
  * would have been: on the hour's host the parents, on every CPU, and the groups
  * without a quota were nine in ten of the sums. */
+static inline void rate_stale(struct cpu_state *st, int idx)
+{
+	if (!(st->g_flags[idx] & G_RATE)) {
+		st->g_flags[idx] |= G_RATE;
+		st->rstale[st->nrstale++] = idx;
+	}
+}
+
 void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg, bool all)
 {
 	int idx = cg->id + 1;
 	double a;
 
 	if (!cg->brq && !(cg->quota_ns > 0)) {
-		if (!(st->g_flags[idx] & G_RATE)) {
-			st->g_flags[idx] |= G_RATE;
-			st->rstale[st->nrstale++] = idx;
-		}
+		rate_stale(st, idx);
 		return;
 	}
 	a = grants_sum(st, idx);
@@ -391,6 +396,14 @@ void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg, b
 	if (cg->brq)
 		sim_cpu_tick_rates(s, st, cg, all);
 	sim_cpu_bw_rate(s, cg, a);
+}
+
+void sim_cpu_alloc_slot(struct sim *s, struct cpu_state *st, int idx)
+{
+	if (!s->cg_bw[idx - 1])
+		rate_stale(st, idx); /* neither the group's pointer nor its struct read */
+	else
+		sim_cpu_alloc_sum(s, st, s->cgs[idx - 1], false);
 }
 
 void sim_cpu_rates_fresh(struct sim *s)

@@ -228,6 +228,7 @@ void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		cg->brq_mem = NULL;
 		cg->brq = NULL;
 		cg->brq_n = 0;
+		sim_cg_bw_note(s, cg);
 		return;
 	}
 	if (cg->brq_n != s->nr_cpus) {
@@ -245,6 +246,7 @@ void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		cg->brq_mem = mem;
 		cg->brq = v;
 		cg->brq_n = s->nr_cpus;
+		sim_cg_bw_note(s, cg);
 		for (c = 0; c < cg->brq_n; c++)
 			memset(&cg->brq[c], 0, sizeof(cg->brq[c]));
 	}

@@ -372,6 +372,11 @@ struct sim {
 	signed char ss_hier[UCG_SUBSYS_COUNT];
 	size_t ss_hier_n;
 	struct sim_cg **cgs;   /* by id */
+	/* by id: it has a quota or the tick model's state (cg->quota_ns > 0 ||
+	 * cg->brq, kept by sim_cg_bw_note wherever they change): the CPU model's
+	 * alloc sums look here, not at the group's struct, for the nine in ten
+	 * groups without either */
+	unsigned char *cg_bw;
 	size_t ncgs, ccgs;
 	uint64_t cfg_epoch, memb_epoch;
 	uint64_t cfg_writes;     /* control-file writes (and global changes) so far: cpu.c
@@ -564,6 +569,11 @@ void sim_cpu_advance(struct sim *s, sim_time now);
 void sim_cpu_settle(struct sim *s);
 /* Adds what t ran and its cgroups' cpu_ns does not hold yet to them: before t
  * changes cgroups. */
+/* cg's quota_ns or brq may have changed: s->cg_bw follows. */
+static inline void sim_cg_bw_note(struct sim *s, struct sim_cg *cg)
+{
+	s->cg_bw[cg->id] = cg->brq || cg->quota_ns > 0;
+}
 void sim_cpu_cg_push(struct sim *s, struct sim_task *t);
 /* t exited: its time accrues no more. */
 void sim_cpu_task_exited(struct sim *s, struct sim_task *t);
