@@ -287,6 +287,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->reshare);
 	ucg_free(st->order);
 	ucg_free(st->cpu_load);
+	ucg_free(st->root_load);
 	ucg_free(st->hgen);
 	ucg_free(st->minh_gen);
 	ucg_free(st->minh);

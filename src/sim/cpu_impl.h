@@ -260,6 +260,10 @@ struct cpu_state {
 	unsigned order_n; /* ... for this many CPUs (0: not yet) */
 	bool order_ok;    /* ... and sorted by the loads as they are now */
 	double *cpu_load; /* the root runqueue's load */
+	/* == rq[cpu_root[c]].load, set with cpu_root (a root rq's sums are formed only
+	 * by its redo, root_redo): the redos' end reads the 64 loads from here, not
+	 * from the second line of each root rq */
+	double *root_load;
 	/* A CPU's hgen changes whenever a runqueue on it changes its sums, weight or
 	 * link (what task_h_load reads): the h_loads kept in its rqs, and minh (the
 	 * least h_load above BALANCE_EPS/2 - 1 of its tasks, 0: none) while minh_gen is

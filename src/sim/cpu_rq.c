@@ -107,15 +107,17 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		void **arr[] = { (void **)&st->cpu_root, (void **)&st->reshare,
 				 (void **)&st->order,    (void **)&st->cpu_load,
 				 (void **)&st->hgen,     (void **)&st->minh_gen,
-				 (void **)&st->minh };
-		size_t sz[] = { sizeof(int),      sizeof(bool),     sizeof(int),   sizeof(double),
-				sizeof(uint32_t), sizeof(uint32_t), sizeof(double) };
+				 (void **)&st->minh,     (void **)&st->root_load };
+		size_t sz[] = {
+			sizeof(int),      sizeof(bool),     sizeof(int),    sizeof(double),
+			sizeof(uint32_t), sizeof(uint32_t), sizeof(double), sizeof(double)
+		};
 
 		struct cpu_run *runs;
 		struct cpu_reach *reach;
 		struct cpu_queue *cq;
 
-		if (resize_all(arr, sz, 7, ncpu) < 0)
+		if (resize_all(arr, sz, 8, ncpu) < 0)
 			return -ENOMEM;
 		cq = ucg_realloc(st->cq, ncpu * sizeof(*cq));
 		if (!cq)
@@ -774,6 +776,7 @@ static inline void root_set(struct cpu_state *st, int q)
 	if (st->cpu_root[st->rq[q].cpu] != q)
 		h_stale(st, st->rq[q].cpu);
 	st->cpu_root[st->rq[q].cpu] = q;
+	st->root_load[st->rq[q].cpu] = st->rq[q].load;
 	st->rq[q].up = false;
 }
 
@@ -904,7 +907,7 @@ int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 		}
 	st->gmax_dirty = -1;
 	for (c = 0; c < s->nr_cpus; c++)
-		st->cpu_load[c] = st->cpu_root[c] >= 0 ? st->rq[st->cpu_root[c]].load : 0;
+		st->cpu_load[c] = st->cpu_root[c] >= 0 ? st->root_load[c] : 0;
 	st->order_ok = false; /* the balancer sorts the CPUs again */
 	return 0;
 }
