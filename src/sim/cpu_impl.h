@@ -180,9 +180,11 @@ struct lz_ent {
 	double load;
 	double w; /* its entity's weight, computed with total tot */
 	double tot;
-	double pre;      /* the group's Σ of load over CPUs 0..this one (G_LZOK) */
 	unsigned shares; /* the cpu.shares w was computed with */
 };
+/* 32 bytes in an array aligned to a cache line: no entry straddles two lines (at
+ * 40 bytes, with the running sums, half of them did) */
+_Static_assert(sizeof(struct lz_ent) == 32, "struct lz_ent: a power of two");
 
 #define G_DIRTY 1u /* group: some rq, its weight or its link to be redone */
 #define G_ALLOC 2u /* group: its alloc to be summed again */
@@ -307,9 +309,13 @@ struct cpu_state {
 	/* The tick model's lazy weights (cpu_rq.c): per (slot, CPU), slot-major, kept
 	 * across the resets of a full recompute (cleared when the CPU count or the
 	 * hierarchy changes, or after a half-done recompute). */
-	struct lz_ent *lz;
+	struct lz_ent *lz; /* in lz_mem, aligned to a cache line */
+	void *lz_mem;
 	size_t clz, lz_nslots;
 	double *lz_tot;        /* per slot: its group's total when it was last redone */
+	/* per slot, 8 each (G_LZOK, at most 64 CPUs): the group's Σ of load over the
+	 * CPUs below 0, 8, .., 56, in CPU order */
+	double *lz_bpre;
 	unsigned char *lz_gst; /* per slot: it kept a weight while its total moved */
 	size_t clz_tot;
 	unsigned lz_ncpu;

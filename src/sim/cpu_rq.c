@@ -495,7 +495,9 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 	}
 	if (need > st->clz) {
 		size_t n = need + need / 2;
-		struct lz_ent *v = ucg_realloc(st->lz, n * sizeof(*v));
+		struct lz_ent *v =
+			ucg_realloc_aligned(st->lz, st->lz_nslots * st->lz_ncpu * sizeof(*v),
+					    n * sizeof(*v), 64, &st->lz_mem);
 
 		if (!v)
 			return -ENOMEM;
@@ -514,6 +516,10 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 		if (!f)
 			return -ENOMEM;
 		st->lz_gst = f;
+		v = ucg_realloc(st->lz_bpre, n * 8 * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		st->lz_bpre = v;
 		st->clz_tot = n;
 	}
 	if (st->lz_nslots < st->nslots) {
@@ -641,13 +647,42 @@ static inline __attribute__((always_inline)) void lazy_visit(struct cpu_state *s
 	r->act = act;
 }
 
+/* Adds the loads of CPUs c (a multiple of 8) to n to *total in CPU order, noting in
+ * bpre the sum below each block of 8 on the way. */
+static inline void lz_block_sums(const struct lz_ent *row, double *bpre, unsigned c, unsigned n,
+				 double *total)
+{
+	double t = *total;
+
+	for (; c + 8 <= n; c += 8) {
+		const struct lz_ent *e = row + c;
+
+		bpre[c / 8] = t;
+		/* one after the other, as in the loop below */
+		t += e[0].load;
+		t += e[1].load;
+		t += e[2].load;
+		t += e[3].load;
+		t += e[4].load;
+		t += e[5].load;
+		t += e[6].load;
+		t += e[7].load;
+	}
+	if (c < n)
+		bpre[c / 8] = t;
+	for (; c < n; c++)
+		t += row[c].load;
+	*total = t;
+}
+
 /* A group with many rqs (a parent, on every CPU) whose redo is not a relink of all
  * nor the refresh: only the rqs marked dirty since its last redo can publish or be
  * relinked (any other has its load, weight and link, up is clear and it is not an
  * empty one waiting to be dropped), so only they are walked. The total, Σ P in CPU
- * order, is formed again from the first of them on, from the running sums kept in
- * the entries (lz_ent.pre: over every CPU, those without an rq adding exact zeros,
- * so the same bits as the sum over the group's rqs); the counts of non-empty and
+ * order, is formed again from the block of 8 CPUs of the first of them on, from the
+ * sums kept below each block (st->lz_bpre: over every CPU, those without an rq
+ * adding exact zeros, so the same bits as the sum over the group's rqs, and the
+ * same additions in the same order as from CPU 0); the counts of non-empty and
  * active rqs are kept (G_LZOK holds them and the sums; cleared when the entries
  * are cleared or the group is redone another way). On the hour's host this walks
  * ~4 of a parent's 64 rqs at each of its redos between two refreshes. */
@@ -670,12 +705,15 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 			npub++;
 	}
 	if (dm) {
-		c = (unsigned)__builtin_ctzll(dm);
-		total = c ? row[c - 1].pre : 0;
-		for (; c < st->lz_ncpu; c++) {
-			total += row[c].load;
-			row[c].pre = total;
-		}
+		/* from the sum below the first dirty rq's block of 8 CPUs: the same
+		 * additions in the same order as from CPU 0; the sums it writes are on
+		 * one line (a running sum in every entry made the entries 40 bytes
+		 * and wrote to every line of the row from the first dirty one on) */
+		double *bpre = st->lz_bpre + (size_t)idx * 8;
+
+		c = (unsigned)__builtin_ctzll(dm) & ~7u;
+		total = bpre[c / 8];
+		lz_block_sums(row, bpre, c, st->lz_ncpu, &total);
 	}
 	g->nr_active = (unsigned)st->g_act[idx];
 	/* the non-empty rqs that did not publish: all but those that did */
@@ -735,14 +773,10 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 		lz_stale(s, st, idx);
 	st->lz_tot[idx] = total;
 	if (n > 8 && st->lz_ncpu <= 64 && st->slot && st->slot_ncpu == st->lz_ncpu) {
-		/* the running sums over every CPU, for the redos of its dirty rqs */
+		/* the sums below each block of 8 CPUs, for the redos of its dirty rqs */
 		double pre = 0;
-		unsigned c;
 
-		for (c = 0; c < st->lz_ncpu; c++) {
-			pre += row[c].load;
-			row[c].pre = pre;
-		}
+		lz_block_sums(row, st->lz_bpre + (size_t)idx * 8, 0, st->lz_ncpu, &pre);
 		st->g_ne[idx] = (int)ne;
 		st->g_act[idx] = (int)active;
 		st->g_flags[idx] |= G_LZOK;
@@ -931,13 +965,9 @@ void sim_cpu_rqs_drop(struct cpu_state *st)
 		if (st->slot)
 			st->slot[(size_t)r->slot * st->slot_ncpu + (size_t)r->cpu] = -1;
 		if (st->lz_on && (size_t)r->slot < st->lz_nslots) {
-			struct lz_ent *e = lz_at(st, r->slot, r->cpu);
-			double pre = e->pre;
-
 			/* it published its load of 0 when it emptied (its group's redo
-			 * saw it dirty), so its running sum is the CPU before's and stays */
-			memset(e, 0, sizeof(*e));
-			e->pre = pre;
+			 * saw it dirty), so the sums of loads below each block stay */
+			memset(lz_at(st, r->slot, r->cpu), 0, sizeof(struct lz_ent));
 		}
 		r->cpu = -1; /* skipped by the index rebuilds */
 		r->next_of_cg = st->free_rq;
