@@ -337,36 +337,44 @@ void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, 
 	}
 }
 
-/* cg's first runqueue when only the CPUs where it has one need a look, else -2
- * (look at every CPU). A slot's next tick is finite only while its grant is above
- * 0, and a grant above 0 only where the group has a runqueue (between recomputes,
- * once one completed on the current CPUs: a runqueue is dropped only once its grant
- * is 0 and the slot has been told, sim_cpu_tick_rates). */
-static int rq_first(const struct sim *s, const struct sim_cg *cg)
+/* Whether only the CPUs where cg has a runqueue need a look (its rqs from
+ * g_first, their CPUs in g_cpus), else every CPU. A slot's next tick is finite
+ * only while its grant is above 0, and a grant above 0 only where the group has a
+ * runqueue (between recomputes, once one completed on the current CPUs: a runqueue
+ * is dropped only once its grant is 0 and the slot has been told,
+ * sim_cpu_tick_rates). */
+static bool rq_known(const struct sim *s, const struct sim_cg *cg)
 {
 	const struct cpu_state *st = s->cpu_state;
 
-	if (!st || !st->valid || st->ncpu != s->nr_cpus || st->full_alloc || st->hi != cg->hier ||
-	    cg->id + 1 >= (int)st->nslots)
-		return -2;
-	return st->g_first[cg->id + 1];
+	return st && st->valid && st->ncpu == s->nr_cpus && !st->full_alloc && st->hi == cg->hier &&
+	       cg->id + 1 < (int)st->nslots;
 }
 
 sim_time sim_cpu_tick_next(struct sim *s, struct sim_cg *cg)
 {
 	const struct cpu_state *st = s->cpu_state;
 	sim_time best = cg->period_start + cg->period_ns;
-	int q = rq_first(s, cg);
+	bool known = rq_known(s, cg);
 	unsigned c;
+	int q;
 
 	if (cg->slack_at < best)
 		best = cg->slack_at;
-	if (q == -2) {
+	if (known && st->ncpu <= 64) {
+		uint64_t m;
+
+		for (m = st->g_cpus[cg->id + 1]; m; m &= m - 1) {
+			c = (unsigned)__builtin_ctzll(m);
+			if (c < cg->brq_n && cg->brq[c].next < best)
+				best = cg->brq[c].next;
+		}
+	} else if (!known) {
 		for (c = 0; c < cg->brq_n; c++)
 			if (cg->brq[c].next < best)
 				best = cg->brq[c].next;
 	} else {
-		for (; q >= 0; q = st->rq[q].next_of_cg)
+		for (q = st->g_first[cg->id + 1]; q >= 0; q = st->rq[q].next_of_cg)
 			if ((unsigned)st->rq[q].cpu < cg->brq_n &&
 			    cg->brq[st->rq[q].cpu].next < best)
 				best = cg->brq[st->rq[q].cpu].next;
@@ -442,10 +450,10 @@ static bool rq_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg, unsigne
 
 bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 {
-	bool changed = false;
+	const struct cpu_state *st;
+	bool changed = false, known;
 	unsigned c, i, c0;
 	uint64_t tick_no;
-	int q0;
 
 	/* the period timer first: a tick at the same instant draws on the new pool */
 	while (s->now >= cg->period_start + cg->period_ns)
@@ -468,8 +476,25 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	 * the last slices evenly over the CPUs within a few periods, for every P. */
 	tick_no = (uint64_t)(s->now / sim_cpu_tick_ns(s)) * UINT64_C(0x9E3779B97F4A7C15);
 	c0 = (unsigned)(((tick_no >> 32) * cg->brq_n) >> 32);
-	q0 = rq_first(s, cg);
-	if (q0 == -2) {
+	st = s->cpu_state;
+	known = rq_known(s, cg);
+	if (known && st->ncpu <= 64) {
+		/* the same order over the CPUs where it has a runqueue (g_cpus):
+		 * those from c0 up, then those below */
+		uint64_t all = st->g_cpus[cg->id + 1], m;
+		uint64_t lo = c0 < 64 ? (1ull << c0) - 1 : UINT64_MAX;
+
+		for (m = all & ~lo; m; m &= m - 1) {
+			c = (unsigned)__builtin_ctzll(m);
+			if (c < cg->brq_n && cg->brq[c].next <= s->now)
+				changed |= rq_tick(s, bw, cg, c);
+		}
+		for (m = all & lo; m; m &= m - 1) {
+			c = (unsigned)__builtin_ctzll(m);
+			if (c < cg->brq_n && cg->brq[c].next <= s->now)
+				changed |= rq_tick(s, bw, cg, c);
+		}
+	} else if (!known) {
 		for (i = 0; i < cg->brq_n; i++) {
 			c = (c0 + i) % cg->brq_n;
 			if (cg->brq[c].next <= s->now)
@@ -478,11 +503,10 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	} else {
 		/* the same order over the CPUs where it has a runqueue (ascending
 		 * CPU): those from c0 up, then those below */
-		const struct cpu_state *st = s->cpu_state;
 		int pass, q;
 
 		for (pass = 0; pass < 2; pass++)
-			for (q = q0; q >= 0; q = st->rq[q].next_of_cg) {
+			for (q = st->g_first[cg->id + 1]; q >= 0; q = st->rq[q].next_of_cg) {
 				c = (unsigned)st->rq[q].cpu;
 				if (c < cg->brq_n && (c >= c0) == (pass == 0) &&
 				    cg->brq[c].next <= s->now)
