@@ -99,11 +99,14 @@ struct sim_cg {
 	sim_time throttled_since;
 	uint64_t nr_periods, nr_throttled;
 	int64_t throttled_ns;
+	/* alloc beside rate, on one cache line: a group with a quota has both read or
+	 * written at each of its alloc sums (cpu_share.c), rate and rt_since at each
+	 * of its runtime's settles (cpu_bw.c) */
+	double alloc, rate;     /* CPUs granted: summed over its runqueues, and current */
+	sim_time rt_since;      /* runtime_left is as of this instant (used at rate since) */
 	unsigned nr_active;     /* CPUs on which it has runnable tasks (cpu_rq.c) */
 	unsigned thr_cpus;      /* nr_active when it was throttled */
 	int64_t local_throttled_ns; /* cpu.stat.local: its runqueues throttled, CPU-summed */
-	double alloc, rate;     /* CPUs granted: summed over its runqueues, and current */
-	sim_time rt_since;      /* runtime_left is as of this instant (used at rate since) */
 	/* bw_next: in the first line, above */
 	/* the tick model's CFS bandwidth (cpu_tick.c), while it has a quota there: the
 	 * global pool, one runqueue's slice state per CPU (brq: above), the period
