@@ -542,6 +542,9 @@ void sim_cpu_update(struct sim *s)
 			sim_cpu_share_cpu(s, st, (unsigned)i);
 			s->cpu_reshares++;
 		}
+	/* the rates are final: settled while the last shares' tasks are in the cache
+	 * (the steps below do not read the tasks' time) */
+	sim_cpu_settle_touched(s, st);
 	if (st->full_alloc) {
 		if (hi)
 			sim_cpu_alloc_tree(s, st, hi->root);
@@ -572,7 +575,7 @@ void sim_cpu_update(struct sim *s)
 		r = sim_cpu_bw_schedule(s, &st->bw);
 out:
 	if (st) {
-		sim_cpu_settle_touched(s, st);
+		sim_cpu_settle_touched(s, st); /* a recompute stopped before its shares */
 		st->lz_refresh = false;
 	}
 	if (r < 0) {

@@ -367,11 +367,11 @@ static inline void cpu_mark_alloc(struct cpu_state *st, int slot)
 }
 
 /* Every write of a task's rate goes through here: the tasks whose rate changed are
- * listed, and at the end of the recompute those whose rate or CPU really changed
- * have their time settled (sim_cpu_settle_touched). Without a branch on whether the rate changed:
- * on a busy host that goes either way about as often, and the mispredicted branch
- * cost more than the stores (the list has room for every task, so the slot past
- * its end is free to write). */
+ * listed, and once the shares are done those whose rate or CPU really changed have
+ * their time settled (sim_cpu_settle_touched). Without a branch on whether the
+ * rate changed: on a busy host that goes either way about as often, and the
+ * mispredicted branch cost more than the stores (the list has room for every task,
+ * so the slot past its end is free to write). */
 static inline void cpu_rate_set(struct cpu_state *st, int k, double v)
 {
 	struct cpu_task *x = &st->tk[k];
