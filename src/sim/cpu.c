@@ -452,7 +452,6 @@ void sim_cpu_update(struct sim *s)
 		st->free_rq = -1;
 		s->cpu_state = st;
 	}
-	st->nrun = 0;
 	if (sim_cpu_state_reserve(st, s->ntasks, s->ncgs + 1, s->nr_cpus) < 0)
 		goto out;
 	for (; st->ntid < s->ntasks; st->ntid++)
@@ -560,8 +559,6 @@ void sim_cpu_update(struct sim *s)
 	sim_cpu_rqs_drop(st);
 	if (s->cpu_full)
 		sim_cpu_lz_sweep(st);
-	for (i = 0; i < s->nr_cpus; i++)
-		st->nrun += st->runs[i].n;
 	if (st->run_err) {
 		st->run_err = false;
 		r = -ENOMEM;

@@ -286,7 +286,6 @@ struct cpu_state {
 	struct wkey *wk;     /* ... and their order */
 	size_t cwf;
 	struct cpu_run *runs; /* per CPU: its tasks with a rate, for sim_cpu_settle */
-	size_t nrun;          /* how many in all */
 	uint64_t q_cfg;       /* the config writes, group count and hierarchy quotas, */
 	size_t q_ncgs;        /* shares and throttling were last read in full at */
 	struct sim_hier *q_hi;
