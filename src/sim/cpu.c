@@ -306,6 +306,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->wk);
 	ucg_free(st->lz_mem);
 	ucg_free(st->lz_bpre);
+	ucg_free(st->lz_ld);
 	ucg_free(st->lz_tot);
 	ucg_free(st->lz_gst);
 	sim_cpu_bw_fini(&st->bw);

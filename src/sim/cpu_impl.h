@@ -318,6 +318,9 @@ struct cpu_state {
 	/* per slot, 8 each (G_LZOK, at most 64 CPUs): the group's Σ of load over the
 	 * CPUs below 0, 8, .., 56, in CPU order */
 	double *lz_bpre;
+	/* beside lz: each entry's load (== lz_ent.load, written with it), 8 to a
+	 * line for those sums (in the entries, 2 to a line) */
+	double *lz_ld;
 	unsigned char *lz_gst; /* per slot: it kept a weight while its total moved */
 	size_t clz_tot;
 	unsigned lz_ncpu;

@@ -504,9 +504,15 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 			ucg_realloc_aligned(st->lz, st->lz_nslots * st->lz_ncpu * sizeof(*v),
 					    n * sizeof(*v), 64, &st->lz_mem);
 
+		double *ld;
+
 		if (!v)
 			return -ENOMEM;
 		st->lz = v;
+		ld = ucg_realloc(st->lz_ld, n * sizeof(*ld));
+		if (!ld)
+			return -ENOMEM;
+		st->lz_ld = ld;
 		st->clz = n;
 	}
 	if (st->nslots > st->clz_tot) {
@@ -530,6 +536,8 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 	if (st->lz_nslots < st->nslots) {
 		memset(st->lz + st->lz_nslots * s->nr_cpus, 0,
 		       (st->nslots - st->lz_nslots) * s->nr_cpus * sizeof(*st->lz));
+		memset(st->lz_ld + st->lz_nslots * s->nr_cpus, 0,
+		       (st->nslots - st->lz_nslots) * s->nr_cpus * sizeof(*st->lz_ld));
 		for (i = st->lz_nslots; i < st->nslots; i++) {
 			st->lz_tot[i] = 0;
 			st->lz_gst[i] = 0;
@@ -564,8 +572,10 @@ void sim_cpu_lz_sweep(struct cpu_state *st)
 		return;
 	n = st->lz_nslots * st->lz_ncpu;
 	for (i = 0; i < n && i < st->cslot; i++)
-		if (st->slot[i] < 0)
+		if (st->slot[i] < 0) {
 			memset(&st->lz[i], 0, sizeof(st->lz[i]));
+			st->lz_ld[i] = 0;
+		}
 }
 
 /* q's entity in its parent's rq after a redo: weight w (before the floor of 2),
@@ -640,6 +650,7 @@ static inline __attribute__((always_inline)) void lazy_visit(struct cpu_state *s
 	if (r->lzch) {
 		e->load = r->load;
 		e->shares = g->shares;
+		st->lz_ld[(size_t)idx * st->lz_ncpu + (size_t)r->cpu] = r->load;
 	}
 	ne = r->first_task >= 0 || r->first_child >= 0;
 	r->lzvis = r->lzch || dirty || r->up || all || (!ne && !r->gone);
@@ -654,29 +665,29 @@ static inline __attribute__((always_inline)) void lazy_visit(struct cpu_state *s
 
 /* Adds the loads of CPUs c (a multiple of 8) to n to *total in CPU order, noting in
  * bpre the sum below each block of 8 on the way. */
-static inline void lz_block_sums(const struct lz_ent *row, double *bpre, unsigned c, unsigned n,
+static inline void lz_block_sums(const double *ld, double *bpre, unsigned c, unsigned n,
 				 double *total)
 {
 	double t = *total;
 
 	for (; c + 8 <= n; c += 8) {
-		const struct lz_ent *e = row + c;
+		const double *e = ld + c;
 
 		bpre[c / 8] = t;
 		/* one after the other, as in the loop below */
-		t += e[0].load;
-		t += e[1].load;
-		t += e[2].load;
-		t += e[3].load;
-		t += e[4].load;
-		t += e[5].load;
-		t += e[6].load;
-		t += e[7].load;
+		t += e[0];
+		t += e[1];
+		t += e[2];
+		t += e[3];
+		t += e[4];
+		t += e[5];
+		t += e[6];
+		t += e[7];
 	}
 	if (c < n)
 		bpre[c / 8] = t;
 	for (; c < n; c++)
-		t += row[c].load;
+		t += ld[c];
 	*total = t;
 }
 
@@ -695,6 +706,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 			    uint64_t dm)
 {
 	struct lz_ent *row = lz_at(st, idx, 0);
+	double *ld = st->lz_ld + (size_t)idx * st->lz_ncpu;
 	const int *ix = st->slot + (size_t)idx * st->slot_ncpu;
 	unsigned c, kept, npub = 0;
 	double total = st->lz_tot[idx];
@@ -718,7 +730,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 
 		c = (unsigned)__builtin_ctzll(dm) & ~7u;
 		total = bpre[c / 8];
-		lz_block_sums(row, bpre, c, st->lz_ncpu, &total);
+		lz_block_sums(ld, bpre, c, st->lz_ncpu, &total);
 	}
 	g->nr_active = (unsigned)st->g_act[idx];
 	/* the non-empty rqs that did not publish: all but those that did */
@@ -781,7 +793,8 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 		/* the sums below each block of 8 CPUs, for the redos of its dirty rqs */
 		double pre = 0;
 
-		lz_block_sums(row, st->lz_bpre + (size_t)idx * 8, 0, st->lz_ncpu, &pre);
+		lz_block_sums(st->lz_ld + (size_t)idx * st->lz_ncpu, st->lz_bpre + (size_t)idx * 8,
+			      0, st->lz_ncpu, &pre);
 		st->g_ne[idx] = (int)ne;
 		st->g_act[idx] = (int)active;
 		st->g_flags[idx] |= G_LZOK;
@@ -973,7 +986,8 @@ void sim_cpu_rqs_drop(struct cpu_state *st)
 			st->slot[(size_t)r->slot * st->slot_ncpu + (size_t)r->cpu] = -1;
 		if (st->lz_on && (size_t)r->slot < st->lz_nslots) {
 			/* it published its load of 0 when it emptied (its group's redo
-			 * saw it dirty), so the sums of loads below each block stay */
+			 * saw it dirty), so the sums of loads below each block, and its
+			 * lz_ld, stay */
 			memset(lz_at(st, r->slot, r->cpu), 0, sizeof(struct lz_ent));
 		}
 		r->cpu = -1; /* skipped by the index rebuilds */
