@@ -549,14 +549,12 @@ void sim_cpu_update(struct sim *s)
 		if (hi)
 			sim_cpu_alloc_tree(s, st, hi->root);
 		st->full_alloc = false;
-	} else {
 		for (i = 0; i < st->nalloc; i++)
-			if (st->alloc_list[i])
-				sim_cpu_alloc_slot(s, st, st->alloc_list[i]);
+			st->g_flags[st->alloc_list[i]] &= (unsigned char)~G_ALLOC;
+		st->nalloc = 0;
+	} else {
+		sim_cpu_alloc_list(s, st);
 	}
-	for (i = 0; i < st->nalloc; i++)
-		st->g_flags[st->alloc_list[i]] &= (unsigned char)~G_ALLOC;
-	st->nalloc = 0;
 	sim_cpu_rqs_drop(st);
 	if (s->cpu_full)
 		sim_cpu_lz_sweep(st);

@@ -479,8 +479,9 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c);
  * group below it. */
 void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg, bool all);
 void sim_cpu_alloc_tree(struct sim *s, struct cpu_state *st, struct sim_cg *cg);
-/* sim_cpu_alloc_sum of the group in slot idx (not all), by its s->cg_bw first. */
-void sim_cpu_alloc_slot(struct sim *s, struct cpu_state *st, int idx);
+/* sim_cpu_alloc_sum (not all) of the groups in st->alloc_list, by their s->cg_bw
+ * first, their G_ALLOC cleared and the list emptied. */
+void sim_cpu_alloc_list(struct sim *s, struct cpu_state *st);
 
 /* cpu_account.c */
 /* The end of a recompute: the tasks whose rate or CPU changed settle their time. */

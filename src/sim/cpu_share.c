@@ -398,12 +398,38 @@ void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg, b
 	sim_cpu_bw_rate(s, cg, a);
 }
 
-void sim_cpu_alloc_slot(struct sim *s, struct cpu_state *st, int idx)
+void sim_cpu_alloc_list(struct sim *s, struct cpu_state *st)
 {
-	if (!s->cg_bw[idx - 1])
-		rate_stale(st, idx); /* neither the group's pointer nor its struct read */
-	else
-		sim_cpu_alloc_sum(s, st, s->cgs[idx - 1], false);
+	/* G_ALLOC cleared as each is summed, not in a pass after: no sum marks a
+	 * group for one, so the list does not grow here (nor do the arrays move:
+	 * kept in locals, which the byte stores would otherwise make the compiler
+	 * load again at each step) */
+	const int *list = st->alloc_list;
+	const unsigned char *bw = s->cg_bw;
+	unsigned char *fl = st->g_flags;
+	int *rs = st->rstale;
+	size_t i, n = st->nalloc, nrs = st->nrstale;
+
+	for (i = 0; i < n; i++) {
+		int idx = list[i];
+		unsigned char f = fl[idx] & (unsigned char)~G_ALLOC;
+
+		if (idx && bw[idx - 1]) {
+			fl[idx] = f;
+			st->nrstale = nrs;
+			sim_cpu_alloc_sum(s, st, s->cgs[idx - 1], false);
+			nrs = st->nrstale;
+			continue;
+		}
+		if (idx && !(f & G_RATE)) {
+			/* neither the group's pointer nor its struct read */
+			f |= G_RATE;
+			rs[nrs++] = idx;
+		}
+		fl[idx] = f;
+	}
+	st->nrstale = nrs;
+	st->nalloc = 0;
 }
 
 void sim_cpu_rates_fresh(struct sim *s)
