@@ -265,7 +265,6 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->gone);
 	ucg_free(st->slot);
 	ucg_free(st->g_first);
-	ucg_free(st->g_cpus);
 	ucg_free(st->g_flags);
 	ucg_free(st->gdirty);
 	ucg_free(st->g_shares);

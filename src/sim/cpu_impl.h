@@ -218,9 +218,6 @@ struct cpu_state {
 	unsigned slot_ncpu;
 	/* per group slot (cgroup id + 1, 0: the hierarchy-less root) */
 	int *g_first; /* its rqs, ascending CPU */
-	/* the CPUs below 64 where it has an rq: the tick model's timers look at its
-	 * CPUs' slots without reading the rqs' second lines for their CPU and link */
-	uint64_t *g_cpus;
 	unsigned char *g_flags;
 	unsigned *g_shares; /* the cpu.shares its weights were computed with */
 	size_t nslots, cslots;

@@ -78,16 +78,15 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		void **arr[] = { (void **)&st->g_first,  (void **)&st->g_flags,
 				 (void **)&st->g_shares, (void **)&st->alloc_list,
 				 (void **)&st->rstale,   (void **)&st->g_dmask,
-				 (void **)&st->g_ne,     (void **)&st->g_act,
-				 (void **)&st->g_cpus };
+				 (void **)&st->g_ne,     (void **)&st->g_act };
 		size_t sz[] = { sizeof(int), 1,           sizeof(unsigned),
 				sizeof(int), sizeof(int), sizeof(uint64_t),
-				sizeof(int), sizeof(int), sizeof(uint64_t) };
+				sizeof(int), sizeof(int) };
 
 		uint64_t *bits;
 		size_t ow = (st->cslots + 63) / 64, nw = (n + 63) / 64;
 
-		if (resize_all(arr, sz, 9, n) < 0)
+		if (resize_all(arr, sz, 8, n) < 0)
 			return -ENOMEM;
 		bits = ucg_realloc(st->gdirty, nw * sizeof(*bits));
 		if (!bits)
@@ -98,7 +97,6 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 	}
 	for (i = st->nslots; i < nslots; i++) {
 		st->g_first[i] = -1;
-		st->g_cpus[i] = 0;
 		st->g_dmask[i] = 0;
 		st->g_flags[i] = 0;
 		st->g_shares[i] = 0;
@@ -277,8 +275,8 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 	pp = rq_link_at(st, idx, cpu);
 	q->next_of_cg = *pp;
 	*pp = i;
-	if ((unsigned)cpu < 64)
-		st->g_cpus[idx] |= 1ull << cpu;
+	if ((unsigned)cpu < 64 && cg)
+		cg->rq_cpus |= 1ull << cpu;
 	if (st->slot)
 		st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu] = i;
 	cpu_mark_dirty(st, i);
@@ -298,12 +296,14 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 			if ((unsigned)st->rq[i].cpu < st->slot_ncpu) /* `cpus` may have cut */
 				st->slot[(size_t)st->rq[i].slot * st->slot_ncpu +
 					 (size_t)st->rq[i].cpu] = -1;
+	for (i = 0; i < st->nrq; i++) /* of whichever hierarchy they were */
+		if (st->rq[i].cg)
+			st->rq[i].cg->rq_cpus = 0;
 	st->nrq = 0;
 	st->free_rq = -1;
 	st->ngone = 0;
 	for (i = 0; i < st->nslots; i++) {
 		st->g_first[i] = -1;
-		st->g_cpus[i] = 0;
 		st->g_dmask[i] = 0;
 		st->g_flags[i] = 0;
 		st->g_shares[i] = 0;
@@ -983,8 +983,8 @@ void sim_cpu_rqs_drop(struct cpu_state *st)
 		for (; *pp != q; pp = &st->rq[*pp].next_of_cg) /* (q is there: no step) */
 			;
 		*pp = r->next_of_cg;
-		if ((unsigned)r->cpu < 64)
-			st->g_cpus[r->slot] &= ~(1ull << r->cpu);
+		if ((unsigned)r->cpu < 64 && r->cg)
+			r->cg->rq_cpus &= ~(1ull << r->cpu);
 		if (st->slot)
 			st->slot[(size_t)r->slot * st->slot_ncpu + (size_t)r->cpu] = -1;
 		if (st->lz_on && (size_t)r->slot < st->lz_nslots) {

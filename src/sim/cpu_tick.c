@@ -338,7 +338,7 @@ void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, 
 }
 
 /* Whether only the CPUs where cg has a runqueue need a look (its rqs from
- * g_first, their CPUs in g_cpus), else every CPU. A slot's next tick is finite
+ * g_first, their CPUs in cg->rq_cpus), else every CPU. A slot's next tick is finite
  * only while its grant is above 0, and a grant above 0 only where the group has a
  * runqueue (between recomputes, once one completed on the current CPUs: a runqueue
  * is dropped only once its grant is 0 and the slot has been told,
@@ -370,7 +370,7 @@ sim_time sim_cpu_tick_next(struct sim *s, struct sim_cg *cg)
 	if (known && st->ncpu <= 64) {
 		uint64_t m;
 
-		for (m = st->g_cpus[cg->id + 1]; m; m &= m - 1) {
+		for (m = cg->rq_cpus; m; m &= m - 1) {
 			c = (unsigned)__builtin_ctzll(m);
 			if (c < cg->brq_n && cg->brq[c].next < best)
 				best = cg->brq[c].next;
@@ -485,9 +485,9 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	st = s->cpu_state;
 	known = rq_known(s, cg);
 	if (known && st->ncpu <= 64) {
-		/* the same order over the CPUs where it has a runqueue (g_cpus):
+		/* the same order over the CPUs where it has a runqueue (rq_cpus):
 		 * those from c0 up, then those below */
-		uint64_t all = st->g_cpus[cg->id + 1], m;
+		uint64_t all = cg->rq_cpus, m;
 		uint64_t lo = c0 < 64 ? (1ull << c0) - 1 : UINT64_MAX;
 
 		for (m = all & ~lo; m; m &= m - 1) {

@@ -42,16 +42,19 @@ struct sim_event_src {
 struct sim_cg {
 	/* The first cache line (the struct is allocated aligned to it, cg_new)
 	 * holds, beside id, fields of the sections below that the CPU model reads
-	 * of many groups at every recompute or CPU timer: the alloc sums look at
-	 * quota_ns and brq of every group whose grant on a CPU changed (2 M times in
-	 * the first virtual minute of bench_sim_events sim.hour_64cpu_s), most of
-	 * them to find no quota; the timers at the rest, of each group with a quota.
-	 * Each on a line of its own, they missed the D1 cache 7.4 M times in the
-	 * alloc sums alone (cachegrind). quota_ns, period_ns and shares are control
-	 * values (valid with cfg_epoch, below); the others the CPU model's. */
+	 * of many groups at every recompute or CPU timer: the alloc sums look at brq
+	 * of the groups with a quota whose grant on a CPU changed (s->cg_bw says
+	 * which have one: 2 M sums in the first virtual minute of bench_sim_events
+	 * sim.hour_64cpu_s, nine in ten without), the timers at the rest, of each
+	 * group with a quota. Each on a line of its own, they missed the D1 cache
+	 * 7.4 M times in the alloc sums alone (cachegrind). period_ns and shares are
+	 * control values (valid with cfg_epoch, below); the others the CPU model's. */
 	_Alignas(64) int id;   /* global creation order (reports sort by it) */
 	unsigned shares;       /* cpu.shares (1024 when unreadable) */
-	int64_t quota_ns;      /* cpu.cfs_quota_us * 1000, -1 unlimited */
+	/* the CPUs below 64 where the CPU model has a runqueue of it (cpu_rq.c): its
+	 * timers look at those CPUs' slots (in a per-group array of the model's
+	 * state, 0.4 M misses in the hour's first 60 virtual seconds) */
+	uint64_t rq_cpus;
 	struct sim_bw_rq *brq; /* the tick model's, [brq_n], NULL in the fluid model */
 	unsigned brq_n;
 	bool removed;   /* (below) */
@@ -94,7 +97,10 @@ struct sim_cg {
 
 	/* CPU model (cpu.c) */
 	int64_t runtime_left;   /* CFS bandwidth: ns left in this period */
-	int64_t q_seen, p_seen; /* quota/period the model last acted on */
+	/* a control value (valid with cfg_epoch), by runtime_left, which the fluid
+	 * model reads with it */
+	int64_t quota_ns; /* cpu.cfs_quota_us * 1000, -1 unlimited */
+	int64_t p_seen;   /* quota/period the model last acted on */
 	/* period_start and throttled: in the first line, above */
 	sim_time throttled_since;
 	uint64_t nr_periods, nr_throttled;
@@ -121,6 +127,7 @@ struct sim_cg {
 	uint64_t thr_seq;        /* throttling order (distribution goes oldest first) */
 	/* slack_at: in the first line, above */
 	int64_t thr_told;        /* throttled_ns already told to the controller */
+	int64_t q_seen;          /* (with p_seen, above) */
 
 	/* block model (blk.c): per-device throttle clock and fair-queue virtual time */
 	sim_time thr_next[SIM_MAX_DEV];
