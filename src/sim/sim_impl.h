@@ -577,13 +577,13 @@ void sim_cpu_advance(struct sim *s, sim_time now);
 /* Adds the CPU time accrued so far to the tasks, their cgroups and idle_ns (which
  * are otherwise behind: time accrues lazily). */
 void sim_cpu_settle(struct sim *s);
-/* Adds what t ran and its cgroups' cpu_ns does not hold yet to them: before t
- * changes cgroups. */
 /* cg's quota_ns or brq may have changed: s->cg_bw follows. */
 static inline void sim_cg_bw_note(struct sim *s, struct sim_cg *cg)
 {
 	s->cg_bw[cg->id] = cg->brq || cg->quota_ns > 0;
 }
+/* Adds what t ran and its cgroups' cpu_ns does not hold yet to them: before t
+ * changes cgroups. */
 void sim_cpu_cg_push(struct sim *s, struct sim_task *t);
 /* t exited: its time accrues no more. */
 void sim_cpu_task_exited(struct sim *s, struct sim_task *t);
