@@ -164,7 +164,6 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 	struct went *v = st->wf + top;
 	struct wkey *key = st->wk + top, y;
 	size_t n = 0, nc, i;
-	bool room;
 	int c, k;
 
 	st->rq[q].chg = 0;
@@ -198,7 +197,6 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 	if (n > 16)
 		qsort(key, n, sizeof(*key), wkey_cmp);
 	waterfill(cap, key, v, n);
-	room = reach_room(x, nc);
 	for (i = 0; i < nc; i++) {
 		struct rq *r = &st->rq[v[i].id];
 		double ga = v[i].a;
@@ -207,8 +205,8 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 		bool same = ch != RQ_CHG && ga == r->a_prev;
 
 		r->a = ga;
-		if (room)
-			x->q[x->nq++] = v[i].id;
+		/* room checked for each: the subtrees of the ones before took some */
+		reach_add(x, v[i].id);
 		if (ga != r->a_prev) {
 			cpu_mark_alloc(st, r->slot);
 			r->a_prev = ga;
