@@ -193,6 +193,7 @@ void sim_cpu_init(struct sim *s)
 	s->cpu_ev.fire = sim_cpu_bw_fire;
 	s->cpu_last = 0;
 	s->hz = 250;
+	s->tick_ns = SIM_SEC / s->hz;
 	s->cfs_slice = 5 * SIM_MSEC;
 }
 

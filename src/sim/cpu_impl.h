@@ -44,7 +44,7 @@ struct cpu_bw {
 /* The scheduler tick's length: the scenario's HZ, 250 (this machine's) by default */
 static inline sim_time sim_cpu_tick_ns(const struct sim *s)
 {
-	return SIM_SEC / (s->hz ? s->hz : 250);
+	return s->tick_ns;
 }
 
 /* The length of LZ_TICKS ticks, between two boundaries of the refresh and balancer */

@@ -286,12 +286,15 @@ static int ex_set(struct sim *s, struct sim_cmd *c)
 	else if (!strcmp(c->argv[1], "cpu_model") || !strcmp(c->argv[1], "hz") ||
 		 !strcmp(c->argv[1], "cfs_slice")) {
 		sim_cpu_settle(s);
-		if (!strcmp(c->argv[1], "cpu_model"))
+		if (!strcmp(c->argv[1], "cpu_model")) {
 			s->cpu_tick = !strcmp(c->argv[2], "tick");
-		else if (!strcmp(c->argv[1], "hz") && sim_parse_uint(c->argv[2], 10000, &v) == 0)
+		} else if (!strcmp(c->argv[1], "hz") &&
+			   sim_parse_uint(c->argv[2], 10000, &v) == 0) {
 			s->hz = (unsigned)v;
-		else
+			s->tick_ns = SIM_SEC / s->hz;
+		} else {
 			s->cfs_slice = t;
+		}
 		/* every quota is read again: a model change restarts its periods */
 		s->cfg_writes++;
 		sim_cpu_changed(s);

@@ -426,6 +426,9 @@ struct sim {
 	 * (cpu_tick.c) instead of the fluid exact quota; `set hz`, `set cfs_slice` */
 	bool cpu_tick;
 	unsigned hz;
+	/* SIM_SEC / hz, set with it: the tick model finds the next tick of a runqueue
+	 * some 50 M times in the hour's run, and a division each was ~3% of it */
+	sim_time tick_ns;
 	sim_time cfs_slice;
 	void *cpu_state; /* struct cpu_state (cpu_impl.h), kept across updates */
 	/* Tests: cpu_full makes every recompute a full one, from scratch: every
