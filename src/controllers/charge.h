@@ -85,6 +85,14 @@ int ucg_memory_uncharge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t 
 int ucg_memory_try_charge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages,
 			  struct ucg_charge_result *result);
 int ucg_memory_margin(const struct ucg_cgroup *cg, uint64_t *ret);
+/* Up to pages page faults of one page each on anon memory of cg while less than
+ * batch pages fit: each one's attempt at batch is refused, then its page is charged,
+ * exactly as that many pairs of try_charge (batch, then 1) would leave every counter,
+ * failcnt, statistic and threshold event. Returns the faults done: fewer where the
+ * pattern stops (the page would not fit, the refusing level would change, a threshold
+ * check would come before the last), 0 when it does not hold at all. */
+uint64_t ucg_memory_fault_run(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages,
+			      uint64_t batch);
 int ucg_memory_oom(struct ucg_cgroup *cg);
 int ucg_memory_swap_out(struct ucg_cgroup *cg, uint64_t pages);
 int ucg_memory_swap_free(struct ucg_cgroup *cg, uint64_t pages);

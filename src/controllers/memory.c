@@ -455,6 +455,77 @@ int ucg_memory_try_charge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_
 	return 0;
 }
 
+/* Pages the next of the run's steps can still take, for counter c at step 0: the
+ * batch attempt (pass: true) keeps passing at c, or the single page keeps fitting. */
+static uint64_t fault_run_room(const struct ucg_counter *c, uint64_t batch, bool pass)
+{
+	return pass ? c->max - batch - c->usage + 1 : c->max - c->usage;
+}
+
+/* One step's attempts leave each counter as a page_counter walk does: the refused
+ * batch raises the watermarks below the refusing level (rolled back, not lowered);
+ * the single page is charged at every level. The run is cut where a level's answer
+ * to the batch would change or a threshold check falls inside it, so each step's
+ * effects are the first step's, shifted by one page: k of them add up in closed
+ * form (maxima for the watermarks, sums for the rest). */
+uint64_t ucg_memory_fault_run(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages,
+			      uint64_t batch)
+{
+	struct ucg_counter *fail_sw = NULL, *fail_mem = NULL, *c;
+	struct memcg *m, *it;
+	uint64_t k = pages, room;
+	int64_t ev;
+
+	if (cg_memcg(cg, &m) < 0 || !m || kind != UCG_MEM_ANON || !batch)
+		return 0;
+	for (c = &m->memsw; c; c = c->parent) {
+		if (batch > c->max || c->usage > c->max - batch) {
+			fail_sw = c;
+			break;
+		}
+		room = fault_run_room(c, batch, true);
+		k = room < k ? room : k;
+	}
+	for (c = &m->memory; !fail_sw && c; c = c->parent) {
+		if (batch > c->max || c->usage > c->max - batch) {
+			fail_mem = c;
+			break;
+		}
+		room = fault_run_room(c, batch, true);
+		k = room < k ? room : k;
+	}
+	if (!fail_sw && !fail_mem)
+		return 0; /* the batch would be charged: not such a run */
+	for (it = m; it; it = it->parent) {
+		room = fault_run_room(&it->memory, batch, false);
+		k = room < k ? room : k;
+		room = fault_run_room(&it->memsw, batch, false);
+		k = room < k ? room : k;
+	}
+	/* the threshold check comes at the page passing thresh_next: at most the last */
+	ev = (int64_t)(m->thresh_next - m->nr_page_events);
+	if (ev < 0)
+		ev = 0;
+	if ((uint64_t)ev + 1 < k)
+		k = (uint64_t)ev + 1;
+	if (!k)
+		return 0;
+	for (c = &m->memsw; c != fail_sw; c = c->parent)
+		if (c->usage + k - 1 + batch > c->watermark)
+			c->watermark = c->usage + k - 1 + batch;
+	for (c = &m->memory; !fail_sw && c != fail_mem; c = c->parent)
+		if (c->usage + k - 1 + batch > c->watermark)
+			c->watermark = c->usage + k - 1 + batch;
+	if (fail_mem)
+		fail_mem->failcnt += k; /* memsw.failcnt is not counted (memcg_try_charge_once) */
+	ucg_counter_charge(&m->memsw, k);
+	ucg_counter_charge(&m->memory, k);
+	m->pages[kind] += k;
+	memcg_stat_add(m, kind, k, +1);
+	memcg_check_events(m, k);
+	return k;
+}
+
 int ucg_memory_margin(const struct ucg_cgroup *cg, uint64_t *ret)
 {
 	struct memcg *m, *it;

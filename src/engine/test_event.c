@@ -294,6 +294,95 @@ static void test_charge_loop_paths(void)
 	T_EQ_INT(n[52], 1);
 }
 
+/* ucg_memory_fault_run leaves every counter, failure count, statistic and threshold
+ * event as the faults one by one would: /a/b takes them one by one (the batch of 64
+ * refused, then the page), /c/d in runs, from the same state. Limits in pages; 0:
+ * none. The base is charged as 1 + the rest, so a threshold check falls in the run
+ * (at its 30th page without swap: the child's threshold 1 page above it). */
+static void fault_run_case(const int *lim, const int *sw, int base, int swapped)
+{
+	static const char *const dirs[2][2] = { { "/a", "/a/b" }, { "/c", "/c/d" } };
+	static const char *const files[] = {
+		"memory.usage_in_bytes",       "memory.max_usage_in_bytes",       "memory.failcnt",
+		"memory.memsw.usage_in_bytes", "memory.memsw.max_usage_in_bytes", "memory.stat",
+	};
+	uint64_t n[64] = { 0 }, margin = 0, k;
+	char p[128], v[32], one[8192];
+	int t, l, i, runs = 0;
+
+	T_EQ_INT(fx_mkdir(e, h, "/c"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/c/d"), 0);
+	for (t = 0; t < 2; t++) {
+		struct ucg_cgroup *cg = fx_cg(h, dirs[t][1]);
+
+		for (l = 0; l < 2; l++) {
+			snprintf(p, sizeof(p), "%s/memory.limit_in_bytes", dirs[t][l]);
+			snprintf(v, sizeof(v), "%d", lim[l] * 4096);
+			if (lim[l])
+				T_EQ_INT(fx_write(e, h, p, v), 0);
+			snprintf(p, sizeof(p), "%s/memory.memsw.limit_in_bytes", dirs[t][l]);
+			snprintf(v, sizeof(v), "%d", sw[l] * 4096);
+			if (sw[l])
+				T_EQ_INT(fx_write(e, h, p, v), 0);
+			snprintf(p, sizeof(p), "%s/memory.usage_in_bytes", dirs[t][l]);
+			snprintf(v, sizeof(v), "%d", (base - swapped + 31 - 16 * l) * 4096);
+			T_EQ_INT(ucg_event_register(e, h, p, v, 40 + 4 * t + 2 * l), 0);
+			snprintf(p, sizeof(p), "%s/memory.memsw.usage_in_bytes", dirs[t][l]);
+			snprintf(v, sizeof(v), "%d", (base + 20) * 4096);
+			T_EQ_INT(ucg_event_register(e, h, p, v, 41 + 4 * t + 2 * l), 0);
+		}
+		T_EQ_INT(ucg_memory_try_charge(cg, UCG_MEM_ANON, 1, NULL), 0);
+		T_EQ_INT(ucg_memory_try_charge(cg, UCG_MEM_ANON, base - 1, NULL), 0);
+		if (swapped)
+			T_EQ_INT(ucg_memory_swap_out(cg, swapped), 0);
+		for (;;) {
+			T_EQ_INT(ucg_memory_margin(cg, &margin), 0);
+			if (margin == 0 || margin >= 64)
+				break;
+			if (t == 1) {
+				k = ucg_memory_fault_run(cg, UCG_MEM_ANON, 1000, 64);
+				T_CHECK(k <= margin);
+				if (k) {
+					runs++;
+					continue;
+				}
+			}
+			T_EQ_INT(ucg_memory_try_charge(cg, UCG_MEM_ANON, 64, NULL), -ENOMEM);
+			T_EQ_INT(ucg_memory_try_charge(cg, UCG_MEM_ANON, 1, NULL), 0);
+		}
+	}
+	drain(n, NULL);
+	T_CHECK(runs > 0);
+	for (i = 0; i < 4; i++)
+		T_EQ_INT(n[44 + i], n[40 + i]);
+	T_CHECK(n[40] + n[41] + n[42] + n[43] > 0);
+	for (l = 0; l < 2; l++)
+		for (i = 0; i < (int)(sizeof(files) / sizeof(files[0])); i++) {
+			snprintf(p, sizeof(p), "%s/%s", dirs[0][l], files[i]);
+			snprintf(one, sizeof(one), "%s", fx_read(e, h, p));
+			snprintf(p, sizeof(p), "%s/%s", dirs[1][l], files[i]);
+			T_EQ_STR(fx_read(e, h, p), one);
+		}
+}
+
+static void test_fault_run(void)
+{
+	/* the parent refuses the batch, then the child: the runs stop at the change */
+	static const int lim1[2] = { 160, 170 }, none[2] = { 0, 0 };
+	/* memsw refuses (no failure counted): the child's, then the parent's */
+	static const int lim2[2] = { 160, 170 }, sw2[2] = { 160, 170 };
+	/* swapped pages: memsw refuses at the parent after memory let the batch by */
+	static const int lim3[2] = { 160, 0 }, sw3[2] = { 200, 0 };
+
+	fault_run_case(lim1, none, 100, 0);
+	teardown();
+	setup();
+	fault_run_case(lim2, sw2, 100, 0);
+	teardown();
+	setup();
+	fault_run_case(lim3, sw3, 130, 30);
+}
+
 /* OOM signals the refusing cgroup and its descendants, not its parent. */
 static void test_oom(void)
 {
@@ -451,6 +540,9 @@ int main(void)
 	teardown();
 	setup();
 	T_RUN(test_pressure);
+	teardown();
+	setup();
+	T_RUN(test_fault_run);
 	teardown();
 	setup();
 	T_RUN(test_alloc_failure);

@@ -434,6 +434,18 @@ int sim_memcg_charge(struct sim *s, struct sim_task *t, enum ucg_mem_kind kind, 
 				done = pages;
 			break;
 		}
+		/* below the batch but above nothing, each fault's batch attempt fails
+		 * and its page fits: the controller takes such faults as a run */
+		if (!t->mem_waited && cg->ucg) {
+			uint64_t run = ucg_memory_fault_run(cg->ucg, kind, pages - done,
+							    MEMCG_CHARGE_BATCH);
+
+			if (run) {
+				sim_memcg_anon_record(s, t, cg, run);
+				done += run;
+				continue;
+			}
+		}
 		r = fault_charge(s, t, cg, kind, 1);
 		if (r < 0)
 			break;
