@@ -234,11 +234,75 @@ struct sim_task *sim_task_find(struct sim *s, int tid)
 	return n ? (struct sim_task *)((char *)n - offsetof(struct sim_task, hnode)) : NULL;
 }
 
+#define NAME_NONE UINT32_MAX
+
+/* The slot of name in s->name_slots: the one holding its newest task, else the empty
+ * one where it would go */
+static size_t name_slot(const struct sim *s, const char *name)
+{
+	size_t mask = s->name_cap - 1, i;
+
+	i = (size_t)ucg_hash_bytes(name, strlen(name), 0) & mask;
+	while (s->name_slots[i] != NAME_NONE && strcmp(s->tasks[s->name_slots[i]]->name, name))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Lists task idx (the newest) by its name; false when out of memory. */
+static bool name_add(struct sim *s, uint32_t idx)
+{
+	size_t i;
+
+	if (idx >= s->name_prev_cap) {
+		size_t n = s->name_prev_cap ? 2 * s->name_prev_cap : 64;
+		uint32_t *v = ucg_realloc(s->name_prev, n * sizeof(*v));
+
+		if (!v)
+			return false;
+		s->name_prev = v;
+		s->name_prev_cap = n;
+	}
+	if (2 * (s->name_used + 1) > s->name_cap) {
+		size_t n = s->name_cap ? 2 * s->name_cap : 64, old_cap = s->name_cap;
+		uint32_t *old = s->name_slots, *v = ucg_malloc(n * sizeof(*v));
+
+		if (!v)
+			return false;
+		for (i = 0; i < n; i++)
+			v[i] = NAME_NONE;
+		s->name_slots = v;
+		s->name_cap = n;
+		for (i = 0; i < old_cap; i++)
+			if (old[i] != NAME_NONE)
+				v[name_slot(s, s->tasks[old[i]]->name)] = old[i];
+		ucg_free(old);
+	}
+	i = name_slot(s, s->tasks[idx]->name);
+	s->name_prev[idx] = s->name_slots[i];
+	if (s->name_slots[i] == NAME_NONE)
+		s->name_used++;
+	s->name_slots[i] = idx;
+	return true;
+}
+
 struct sim_task *sim_task_by_name(struct sim *s, const char *name)
 {
 	size_t i;
 
-	/* the newest live task of that name, else the newest of that name */
+	/* the newest live task of that name, else the newest of that name: a walk of
+	 * every task (10,000 cache lines and more) on each scenario line naming one
+	 * made the index */
+	if (!s->names_lost) {
+		uint32_t k, first;
+
+		if (!s->name_cap)
+			return NULL;
+		first = s->name_slots[name_slot(s, name)];
+		for (k = first; k != NAME_NONE; k = s->name_prev[k])
+			if (s->tasks[k]->alive)
+				return s->tasks[k];
+		return first != NAME_NONE ? s->tasks[first] : NULL;
+	}
 	for (i = s->ntasks; i-- > 0;)
 		if (s->tasks[i]->alive && !strcmp(s->tasks[i]->name, name))
 			return s->tasks[i];
@@ -317,6 +381,8 @@ int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task 
 	t->cpu = -1;
 	t->idx = s->ntasks;
 	s->tasks[s->ntasks++] = t;
+	if (!s->names_lost && !name_add(s, (uint32_t)t->idx))
+		s->names_lost = true;
 	*ret = t;
 	return 0;
 fail:
@@ -512,6 +578,8 @@ void sim_free(struct sim *s)
 		ucg_free(s->tasks[i]->mem);
 	}
 	ucg_free(s->tasks);
+	ucg_free(s->name_slots);
+	ucg_free(s->name_prev);
 	ucg_free(s->anon_tasks);
 	ucg_free(s->cpu_tasks);
 	ucg_htable_fini(&s->tasks_by_tid);

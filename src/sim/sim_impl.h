@@ -407,6 +407,13 @@ struct sim {
 	size_t ncpu_tasks, ccpu_tasks;
 	bool cpu_list_lost;
 	struct ucg_htable tasks_by_tid;
+	/* tasks by name (sim_task_by_name): open addressing, each slot the index of the
+	 * newest task of a name (UINT32_MAX: empty), name_prev[i] the task of that name
+	 * before task i; names_lost: an allocation failed, names are looked up by a walk
+	 * of every task */
+	uint32_t *name_slots, *name_prev;
+	size_t name_cap, name_used, name_prev_cap;
+	bool names_lost;
 	int next_tid;
 	struct sim_consumer *consumers;
 	size_t nconsumers, cconsumers;

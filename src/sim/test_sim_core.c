@@ -191,6 +191,47 @@ static void test_membership(void)
 	sim_free(s);
 }
 
+/* sim_task_by_name: the newest live task of a name, else the newest, as a walk of
+ * every task from the newest finds it; through the index's growth, with tasks of the
+ * same name dead and alive. */
+static struct sim_task *by_name_walk(struct sim *s, const char *name)
+{
+	size_t i;
+
+	for (i = s->ntasks; i-- > 0;)
+		if (s->tasks[i]->alive && !strcmp(s->tasks[i]->name, name))
+			return s->tasks[i];
+	for (i = s->ntasks; i-- > 0;)
+		if (!strcmp(s->tasks[i]->name, name))
+			return s->tasks[i];
+	return NULL;
+}
+
+static void test_task_by_name(void)
+{
+	struct sim_err err;
+	struct sim_task *t;
+	char name[16];
+	int i, r;
+	struct sim *s = ts_run("mount -o none,name=t t\n", 0, SIM_CHARGING_KERNEL, &r, &err);
+
+	T_EQ_INT(r, 0);
+	T_CHECK(sim_task_by_name(s, "n0") == NULL);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "n%d", i % 70);
+		T_EQ_INT(sim_task_new(s, name, 0, NULL, false, &t), 0);
+		if (i % 3 == 0 || i % 70 == 5)
+			T_EQ_INT(sim_task_exit(s, t), 0);
+	}
+	for (i = 0; i < 72; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		T_CHECK(sim_task_by_name(s, name) == by_name_walk(s, name));
+	}
+	T_CHECK(sim_task_by_name(s, "n70") == NULL);
+	T_CHECK(!sim_task_by_name(s, "n5")->alive);
+	sim_free(s);
+}
+
 /* The simulator's data hangs off the engine's cgroups (cgroups.c): made for every
  * cgroup the engine reports, the scenario's or not; limits read through the typed
  * accessors and read again after the engine reports a write to the cgroup or an
@@ -370,6 +411,7 @@ int main(void)
 	T_RUN(test_parse_errors);
 	T_RUN(test_run_errors);
 	T_RUN(test_membership);
+	T_RUN(test_task_by_name);
 	T_RUN(test_cgroup_data);
 	T_RUN(test_cgroup_data_unmount);
 	T_RUN(test_compiled_commands);
