@@ -85,6 +85,9 @@ int ucg_memory_uncharge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t 
 int ucg_memory_try_charge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages,
 			  struct ucg_charge_result *result);
 int ucg_memory_margin(const struct ucg_cgroup *cg, uint64_t *ret);
+/* pages uncharges of one page each, as that many ucg_memory_uncharge of 1 leave
+ * the counters, statistics and threshold events; -ERANGE once cg holds no more. */
+int ucg_memory_uncharge_pages(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages);
 /* Up to pages page faults of one page each on anon memory of cg while less than
  * batch pages fit: each one's attempt at batch is refused, then its page is charged,
  * exactly as that many pairs of try_charge (batch, then 1) would leave every counter,

@@ -425,6 +425,35 @@ int ucg_memory_uncharge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t 
 	return memcg_uncharge(m, kind, pages);
 }
 
+/* The pages in runs cut where a threshold check falls: each run ends at the page that
+ * checks, so the check reads what it would after the single pages */
+int ucg_memory_uncharge_pages(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages)
+{
+	struct memcg *m;
+	int r = cg_memcg(cg, &m);
+
+	if (r < 0 || !m)
+		return r;
+	if ((unsigned)kind >= UCG_MEM_NR_KINDS)
+		return -EINVAL;
+	while (pages) {
+		int64_t ev = (int64_t)(m->thresh_next - m->nr_page_events);
+		uint64_t n = pages;
+
+		if (ev < 0)
+			ev = 0;
+		if ((uint64_t)ev + 1 < n)
+			n = (uint64_t)ev + 1;
+		if (m->pages[kind] < n)
+			n = m->pages[kind];
+		if (!n)
+			return -ERANGE;
+		memcg_uncharge_local(m, kind, n);
+		pages -= n;
+	}
+	return 0;
+}
+
 /* ---- the kernel's charge loop, one attempt at a time (for a model that reclaims) ---- */
 
 int ucg_memory_try_charge(struct ucg_cgroup *cg, enum ucg_mem_kind kind, uint64_t pages,

@@ -383,6 +383,53 @@ static void test_fault_run(void)
 	fault_run_case(lim3, sw3, 130, 30);
 }
 
+/* ucg_memory_uncharge_pages leaves what as many uncharges of one page leave: /a/b
+ * one by one, /c/d at once. Events 1 + 99 charged (checked at 1 page): the next
+ * check comes at the 30th page freed (usage 70 pages), between the thresholds at 50
+ * and 75 pages; past what is held, -ERANGE. */
+static void test_uncharge_pages(void)
+{
+	static const char *const kids[2] = { "/a/b", "/c/d" };
+	uint64_t n[64] = { 0 };
+	char p[128], one[8192];
+	int t, i;
+
+	T_EQ_INT(fx_mkdir(e, h, "/c"), 0);
+	T_EQ_INT(fx_mkdir(e, h, "/c/d"), 0);
+	for (t = 0; t < 2; t++) {
+		struct ucg_cgroup *cg = fx_cg(h, kids[t]);
+
+		snprintf(p, sizeof(p), "%s/memory.usage_in_bytes", kids[t]);
+		T_EQ_INT(ucg_event_register(e, h, p, "200k", 60 + 2 * t), 0); /* 50 pages */
+		T_EQ_INT(ucg_event_register(e, h, p, "300k", 61 + 2 * t), 0); /* 75 pages */
+		T_EQ_INT(ucg_memory_try_charge(cg, UCG_MEM_FILE, 1, NULL), 0);
+		T_EQ_INT(ucg_memory_try_charge(cg, UCG_MEM_FILE, 99, NULL), 0);
+		if (t == 0) {
+			for (i = 0; i < 60; i++)
+				T_EQ_INT(ucg_memory_uncharge(cg, UCG_MEM_FILE, 1), 0);
+			for (i = 0; i < 40; i++)
+				T_EQ_INT(ucg_memory_uncharge(cg, UCG_MEM_FILE, 1), 0);
+			T_EQ_INT(ucg_memory_uncharge(cg, UCG_MEM_FILE, 1), -ERANGE);
+		} else {
+			T_EQ_INT(ucg_memory_uncharge_pages(cg, UCG_MEM_FILE, 60), 0);
+			T_EQ_INT(ucg_memory_uncharge_pages(cg, UCG_MEM_FILE, 41), -ERANGE);
+		}
+	}
+	drain(n, NULL);
+	T_EQ_INT(n[62], n[60]);
+	T_EQ_INT(n[63], n[61]);
+	T_EQ_INT(n[60], 1); /* the check at 70 pages: above 50 (at the end: below) */
+	T_EQ_INT(n[61], 0); /* below 75 as at the check before */
+	for (i = 0; i < 2; i++) {
+		static const char *const files[2] = { "memory.stat", "memory.max_usage_in_bytes" };
+
+		snprintf(p, sizeof(p), "/a/b/%s", files[i]);
+		snprintf(one, sizeof(one), "%s", fx_read(e, h, p));
+		snprintf(p, sizeof(p), "/c/d/%s", files[i]);
+		T_EQ_STR(fx_read(e, h, p), one);
+	}
+}
+
 /* OOM signals the refusing cgroup and its descendants, not its parent. */
 static void test_oom(void)
 {
@@ -543,6 +590,9 @@ int main(void)
 	teardown();
 	setup();
 	T_RUN(test_fault_run);
+	teardown();
+	setup();
+	T_RUN(test_uncharge_pages);
 	teardown();
 	setup();
 	T_RUN(test_alloc_failure);

@@ -62,6 +62,23 @@ static inline void sim_frame_flags(struct sim *s, uint32_t f, uint32_t fl)
 /* Drops clean page-cache page f: out of its file, off the LRU, refunded (to the
  * memory controller too when engine_too). */
 void sim_cache_evict(struct sim *s, uint32_t f, bool engine_too);
+/* Evictions and scanned marks in a row (memcg reclaim's walk): what they do to a
+ * memcg's counts (the uncharge, mem_pages, the cache counts, reclaim_tree) waits in
+ * run while the pages are of one memcg, made in one walk up when a page of another
+ * comes or at sim_cg_run_flush; nothing in the walk reads those counts. The
+ * uncharges go to the controller page by page as one call (thresholds checked where
+ * single pages would). */
+struct sim_cg_run {
+	struct sim_cg *cg;
+	int64_t evicted, reclaim, unclean; /* pages evicted; the trees' changes */
+};
+void sim_cg_run_flush(struct sim *s, struct sim_cg_run *run);
+/* sim_cache_evict (engine_too) with its counts in run */
+void sim_cache_evict_run(struct sim *s, uint32_t f, struct sim_cg_run *run);
+/* Marks page f, dirty or under writeback and counted by reclaim_tree, scanned. */
+void sim_cache_scanned_run(struct sim *s, uint32_t f, struct sim_cg_run *run);
+/* Page f's writeback ended: it is no longer under writeback nor scanned. */
+void sim_frame_clean_run(struct sim *s, uint32_t f, struct sim_cg_run *run);
 /* Start keeping the act list / the dirty list and unclean_tree; false when out of
  * memory (the callers then walk the LRU). */
 bool sim_act_start(struct sim *s);

@@ -209,6 +209,7 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 {
 	struct sim_hier *mh = sim_mem_hier(s);
 	uint64_t done = 0, scanned = 0, swapped;
+	struct sim_cg_run run = { NULL, 0, 0, 0 };
 	struct sim_cg *last = NULL;
 	bool in = false;
 	int64_t left;
@@ -236,15 +237,15 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 			/* scanned, not freed; once: the kernel activates a dirty page
 			 * met by memcg reclaim (PG_reclaim), so it is not met again
 			 * round after round while it stays at the LRU head here */
-			if (!(fr->flags & SIM_PG_SCANNED))
-				scanned++;
-			sim_frame_flags(s, f, fr->flags | SIM_PG_SCANNED);
+			scanned++; /* counted: not met before */
+			sim_cache_scanned_run(s, f, &run);
 			continue;
 		}
-		sim_cache_evict(s, f, true);
+		sim_cache_evict_run(s, f, &run);
 		scanned++;
 		done++;
 	}
+	sim_cg_run_flush(s, &run);
 	if (s->act_on) {
 		s->rc_top = top;
 		s->rc_hint = f;

@@ -195,31 +195,32 @@ static inline void lru_add_tail(struct sim *s, uint32_t f)
 		dl_append(s, f);
 }
 
-/* Drops a clean page-cache page: out of its file, off the LRU, refunded. */
-void sim_cache_evict(struct sim *s, uint32_t f, bool engine_too)
+/* The memcg's side of dropping n pages of cg, counted of them counted by reclaim_tree
+ * (sim_memcg_add(-n): a fall never makes a peak; and the pages' counts, in one walk) */
+static void evict_counts(struct sim *s, struct sim_cg *cg, int64_t n, int64_t counted,
+			 bool engine_too)
+{
+	struct sim_cg *c;
+
+	if (engine_too && sim_mem_hier(s))
+		ucg_memory_uncharge(cg->ucg, UCG_MEM_FILE, (uint64_t)n);
+	for (c = cg; c; c = c->parent) {
+		c->mem_pages -= n;
+		c->cache_tree -= n;
+		c->reclaim_tree -= counted;
+	}
+	cg->cache_local -= n;
+}
+
+/* Drops clean page f but for evict_counts: out of its file, off the LRU, refunded. */
+static void evict_frame(struct sim *s, uint32_t f)
 {
 	struct sim_frame *fr = sim_fr(s, f);
 	unsigned char *rec = sim_fr_rec(s, f);
-	struct sim_hier *mh = sim_mem_hier(s);
 
 	s->attr.refund_pages++;
 	if (sim_charging_refund_cg(s, rec, fr) != fr->memcg)
 		s->attr.refund_misdirected++;
-	if (fr->memcg) {
-		struct sim_cg *c;
-		int64_t counted = sim_reclaim_counted(fr->flags);
-
-		if (engine_too && mh)
-			ucg_memory_uncharge(fr->memcg->ucg, UCG_MEM_FILE, 1);
-		/* sim_memcg_add(-1) (a fall never makes a peak) and the page's counts, in one
-		 * walk */
-		for (c = fr->memcg; c; c = c->parent) {
-			c->mem_pages--;
-			c->cache_tree--;
-			c->reclaim_tree -= counted;
-		}
-		fr->memcg->cache_local--;
-	}
 	if (s->dirty_on && unclean(fr->flags))
 		/* evicted only clean: kept right anyway */
 		sim_frame_dirty_flags(s, f, fr->flags, 0);
@@ -231,6 +232,93 @@ void sim_cache_evict(struct sim *s, uint32_t f, bool engine_too)
 	fr->memcg = NULL;
 	sim_frame_give(s, f);
 	s->cache_used--;
+}
+
+/* Drops a clean page-cache page: out of its file, off the LRU, refunded. */
+void sim_cache_evict(struct sim *s, uint32_t f, bool engine_too)
+{
+	struct sim_frame *fr = sim_fr(s, f);
+
+	if (fr->memcg)
+		evict_counts(s, fr->memcg, 1, sim_reclaim_counted(fr->flags), engine_too);
+	evict_frame(s, f);
+}
+
+void sim_cg_run_flush(struct sim *s, struct sim_cg_run *run)
+{
+	struct sim_cg *c;
+
+	if (!run->cg)
+		return;
+	if (run->evicted && sim_mem_hier(s))
+		ucg_memory_uncharge_pages(run->cg->ucg, UCG_MEM_FILE, (uint64_t)run->evicted);
+	for (c = run->cg; c; c = c->parent) {
+		c->mem_pages -= run->evicted;
+		c->cache_tree -= run->evicted;
+		c->reclaim_tree += run->reclaim;
+		c->unclean_tree += run->unclean;
+	}
+	run->cg->cache_local -= run->evicted;
+	run->cg = NULL;
+	run->evicted = run->reclaim = run->unclean = 0;
+}
+
+/* Makes cg the run's, flushing the run of another */
+static inline void run_join(struct sim *s, struct sim_cg *cg, struct sim_cg_run *run)
+{
+	if (cg != run->cg) {
+		sim_cg_run_flush(s, run);
+		run->cg = cg;
+	}
+}
+
+void sim_cache_scanned_run(struct sim *s, uint32_t f, struct sim_cg_run *run)
+{
+	struct sim_frame *fr = sim_fr(s, f);
+
+	/* sim_frame_flags(fl | SIM_PG_SCANNED) on a page counted by reclaim_tree: it
+	 * leaves reclaim_tree and the act list (its dirty state does not change) */
+	fr->flags |= SIM_PG_SCANNED;
+	if (fr->memcg) {
+		run_join(s, fr->memcg, run);
+		run->reclaim--;
+	}
+	if (s->act_on)
+		act_unlink(s, f);
+}
+
+void sim_frame_clean_run(struct sim *s, uint32_t f, struct sim_cg_run *run)
+{
+	struct sim_frame *fr = sim_fr(s, f);
+	uint32_t old = fr->flags, fl = old & ~(SIM_PG_WRITEBACK | SIM_PG_SCANNED);
+
+	/* sim_frame_flags(fl): the dirty list does not change (SIM_PG_DIRTY stays) */
+	fr->flags = fl;
+	if (s->dirty_on && (old & SIM_PG_WRITEBACK) && !unclean(fl) && fr->memcg) {
+		run_join(s, fr->memcg, run);
+		run->unclean--;
+	}
+	if ((old & SIM_PG_SCANNED) && !sim_reclaim_counted(old)) {
+		/* now counted: fl is clean or unscanned */
+		if (fr->memcg) {
+			run_join(s, fr->memcg, run);
+			run->reclaim++;
+		}
+		if (s->act_on)
+			act_insert(s, f);
+	}
+}
+
+void sim_cache_evict_run(struct sim *s, uint32_t f, struct sim_cg_run *run)
+{
+	struct sim_frame *fr = sim_fr(s, f);
+
+	if (fr->memcg) {
+		run_join(s, fr->memcg, run);
+		run->evicted++;
+		run->reclaim -= sim_reclaim_counted(fr->flags);
+	}
+	evict_frame(s, f);
 }
 
 /* ---- files' pages ------------------------------------------------------------------ */

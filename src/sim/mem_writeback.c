@@ -182,6 +182,7 @@ void sim_flush_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 void sim_writeback_done(struct sim *s, struct sim_req *r)
 {
 	struct sim_file *f = s->files[r->file];
+	struct sim_cg_run run = { NULL, 0, 0, 0 };
 	uint32_t i, cleaned = 0;
 
 	for (i = 0; i < r->npages; i++) {
@@ -189,9 +190,10 @@ void sim_writeback_done(struct sim *s, struct sim_req *r)
 
 		if (fr == SIM_NO_FRAME)
 			continue;
-		sim_frame_flags(s, fr, sim_fr(s, fr)->flags & ~(SIM_PG_WRITEBACK | SIM_PG_SCANNED));
+		sim_frame_clean_run(s, fr, &run);
 		cleaned++;
 	}
+	sim_cg_run_flush(s, &run);
 	s->writeback -= cleaned;
 	s->flush_inflight--;
 	if (r->charged)
