@@ -86,6 +86,8 @@ static int cg_new(struct sim *s, struct ucg_cgroup *ucg, struct sim_cg *parent)
 	if (!cg)
 		return -ENOMEM;
 	cg->mem = mem;
+	sim_ilist_init(&cg->act); /* the memory model's act list (mem_pagecache.c) */
+	cg->act_hint = SIM_NO_FRAME;
 	r = ucg_cgroup_set_priv(ucg, s->obs_id, cg);
 	if (r < 0) {
 		ucg_free(cg->mem);

@@ -1,8 +1,9 @@
 /* sim/ilist.h — doubly linked lists threaded by index through an array: the page
- * frames' LRU, the act list and the dirty list (mem_pagecache.c) are each one. An element holds
- * a struct sim_ilink, which an accessor finds for an index; SIM_ILIST_END ends a list.
+ * frames' LRU, the memcgs' act lists and the dirty list (mem_pagecache.c) are each
+ * one. An element holds a struct sim_ilink, which an accessor finds for an index;
+ * SIM_ILIST_END ends a list.
  * Indexes rather than pointers because the arrays move when they grow; one set of
- * list operations for the three lists, inline so that each accessor folds in. */
+ * list operations for all of them, inline so that each accessor folds in. */
 #ifndef UCG_SIM_ILIST_H
 #define UCG_SIM_ILIST_H
 

@@ -95,10 +95,6 @@ int sim_mem_init(struct sim *s)
 	s->flush_max_inflight = 16;
 	s->flush_ev.fire = sim_flush_fire;
 	sim_ilist_init(&s->lru);
-	sim_ilist_init(&s->act);
-	s->act_hint = SIM_NO_FRAME;
-	s->rc_top = NULL;
-	s->rc_hint = SIM_NO_FRAME;
 	sim_ilist_init(&s->dl);
 	s->free_head = SIM_NO_FRAME;
 	s->rec_size = sim_charging_record_size(s->cfg.charging);

@@ -18,9 +18,10 @@ static inline struct sim_hier *sim_mem_hier(struct sim *s)
  * (clean) or count it scanned (dirty or under writeback, not yet met). sim_cg's
  * reclaim_tree counts such pages under each cgroup, so the walk can stop once it has
  * met them all; and once a memcg reclaim has had page cache to walk, they are also on
- * the "act" list, in LRU order, which the walk follows instead of the whole LRU (a
- * page off it, met by the walk, would change nothing). Before that the list is not
- * kept (workloads without memcg reclaim of page cache pay nothing for it). */
+ * their memcg's "act" list, in LRU order, which the walk follows instead of the whole
+ * LRU (a page off it, met by the walk, would change nothing; one list per memcg, so
+ * a walk meets no other cgroup's pages). Before that the lists are not kept
+ * (workloads without memcg reclaim of page cache pay nothing for them). */
 static inline bool sim_reclaim_counted(uint32_t fl)
 {
 	return !(fl & SIM_PG_SCANNED) || !(fl & (SIM_PG_DIRTY | SIM_PG_WRITEBACK));

@@ -204,14 +204,47 @@ static inline bool under_top(struct sim_cg *cg, struct sim_cg *top, struct sim_c
 	return *in;
 }
 
+/* The memcgs under top (removed ones too: their pages stay charged there) with
+ * pages on their act lists; NULL when out of memory (*n 0: an empty array) */
+static struct sim_cg **act_lists_under(struct sim *s, struct sim_cg *top, size_t *n)
+{
+	struct sim_cg **v = ucg_malloc((s->ncgs ? s->ncgs : 1) * sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (i = 0; i < s->ncgs; i++)
+		if (s->cgs[i]->act.head != SIM_NO_FRAME && sim_cg_is_under(s->cgs[i], top))
+			v[(*n)++] = s->cgs[i];
+	return v;
+}
+
+/* The oldest page at the lists' heads */
+static uint32_t act_lists_first(struct sim *s, struct sim_cg *const *lists, size_t n)
+{
+	uint32_t best = SIM_NO_FRAME;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t h = lists[i]->act.head;
+
+		if (h != SIM_NO_FRAME && (best == SIM_NO_FRAME ||
+					  sim_fr_act(s, h)->lru_seq < sim_fr_act(s, best)->lru_seq))
+			best = h;
+	}
+	return best;
+}
+
 static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, bool may_swap,
 			      bool *ret_wait)
 {
 	struct sim_hier *mh = sim_mem_hier(s);
 	uint64_t done = 0, scanned = 0, swapped;
 	struct sim_cg_run run = { NULL, 0, 0, 0 };
-	struct sim_cg *last = NULL;
-	bool in = false;
+	struct sim_cg *last = NULL, **lists = NULL;
+	size_t nlists = 0;
+	bool in = false, by_act, own;
 	int64_t left;
 	uint32_t f, next;
 
@@ -221,17 +254,27 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 	left = top->reclaim_tree;
 	if (left > 0 && !s->act_on)
 		sim_act_start(s); /* without room for it, the walk follows the LRU */
-	f = s->act_on ? s->act.head : s->lru.head;
-	/* the last walk's, of the same subtree: no page of it before rc_hint (each
-	 * page it met went, or left the list; one put back before it moved it) */
-	if (s->act_on && s->rc_top == top)
-		f = s->rc_hint;
+	/* the pages it would act on, in LRU order: top's own act list when no cgroup
+	 * under it holds page cache, else the lists of those under it merged; every
+	 * page met leaves its list, so each walk starts at the heads (the other
+	 * tenants' pages, interleaved in the LRU, are not met at all) */
+	by_act = s->act_on;
+	own = by_act && top->cache_tree == top->cache_local;
+	if (by_act && !own && !(lists = act_lists_under(s, top, &nlists)))
+		by_act = false; /* out of memory: the LRU */
+	if (own)
+		f = top->act.head;
+	else
+		f = by_act ? act_lists_first(s, lists, nlists) : s->lru.head;
 	for (; f != SIM_NO_FRAME && done < want && left > 0; f = next) {
 		struct sim_frame *fr = sim_fr(s, f);
 
-		next = s->act_on ? sim_act_link(s, f)->next : fr->lru.next;
-		if (!under_top(fr->memcg, top, &last, &in) || !sim_reclaim_counted(fr->flags))
+		next = own ? sim_act_link(s, f)->next : fr->lru.next;
+		if (!under_top(fr->memcg, top, &last, &in) || !sim_reclaim_counted(fr->flags)) {
+			if (by_act && !own)
+				break; /* never: the lists hold only such pages */
 			continue;
+		}
 		left--;
 		if (fr->flags & (SIM_PG_DIRTY | SIM_PG_WRITEBACK)) {
 			/* scanned, not freed; once: the kernel activates a dirty page
@@ -239,17 +282,16 @@ static uint64_t memcg_reclaim(struct sim *s, struct sim_cg *top, uint64_t want, 
 			 * round after round while it stays at the LRU head here */
 			scanned++; /* counted: not met before */
 			sim_cache_scanned_run(s, f, &run);
-			continue;
+		} else {
+			sim_cache_evict_run(s, f, &run);
+			scanned++;
+			done++;
 		}
-		sim_cache_evict_run(s, f, &run);
-		scanned++;
-		done++;
+		if (by_act && !own)
+			next = act_lists_first(s, lists, nlists);
 	}
 	sim_cg_run_flush(s, &run);
-	if (s->act_on) {
-		s->rc_top = top;
-		s->rc_hint = f;
-	}
+	ucg_free(lists);
 	if (done < want && may_swap) {
 		/* anon is scanned only where it can go (swappiness > 0, swap left) */
 		swapped = swap_out(s, top, want - done);

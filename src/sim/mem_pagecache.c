@@ -1,7 +1,7 @@
 /* sim/mem_pagecache.c — the memory model's page cache: files' pages in frames, each
  * charged to the memcg of the first task that touched it, on one LRU list (oldest
- * first) with, beside it, the list of pages memcg reclaim would act on and the list of
- * dirty pages in LRU order (each kept from the first reclaim that needs it); buffered
+ * first) with, beside it, each memcg's list of its pages memcg reclaim would act on and
+ * the list of dirty pages in LRU order (each kept from the first reclaim that needs it); buffered
  * writes dirty pages and queue them for the flusher (mem_writeback.c); eviction of a
  * clean page. The rules are described at the top of mem.c.
  */
@@ -22,11 +22,11 @@ static inline struct sim_ilink *lru_link(const struct sim *s, uint32_t f)
 
 static void act_unlink_on(struct sim *s, uint32_t f)
 {
-	if (s->rc_top && s->rc_hint == f)
-		s->rc_hint = sim_act_link(s, f)->next; /* none of rc_top's before it */
-	sim_ilist_unlink(s, &s->act, sim_act_link, f);
-	if (s->act_hint == f)
-		s->act_hint = sim_act_link(s, f)->prev;
+	struct sim_cg *cg = sim_fr(s, f)->memcg; /* on the list: it has one */
+
+	sim_ilist_unlink(s, &cg->act, sim_act_link, f);
+	if (cg->act_hint == f)
+		cg->act_hint = sim_act_link(s, f)->prev;
 	sim_fr(s, f)->flags &= ~SIM_PG_ACT;
 }
 
@@ -36,38 +36,38 @@ static inline void act_unlink(struct sim *s, uint32_t f)
 		act_unlink_on(s, f);
 }
 
-/* Puts f on the act list before the first page that joined the LRU after it. A page
- * that joins the LRU goes straight to the tail; one found here is one whose
+/* Puts f on its memcg's act list before the first page that joined the LRU after it.
+ * A page that joins the LRU goes straight to the tail; one found here is one whose
  * writeback ended. Writeback ends roughly in LRU order, so the search starts from
- * the page put back last when that one is older. */
+ * the page put back last when that one is older. A page of no memcg is on no list:
+ * memcg reclaim never acts on it. */
 static void act_insert(struct sim *s, uint32_t f)
 {
 	struct sim_frame_act *a = sim_fr_act(s, f);
-	uint32_t at = s->act.head;
+	struct sim_cg *cg = sim_fr(s, f)->memcg;
+	uint32_t at;
 
-	if (s->act_hint != SIM_NO_FRAME && sim_fr_act(s, s->act_hint)->lru_seq < a->lru_seq)
-		at = s->act_hint;
-
+	if (!cg)
+		return;
+	at = cg->act.head;
+	if (cg->act_hint != SIM_NO_FRAME && sim_fr_act(s, cg->act_hint)->lru_seq < a->lru_seq)
+		at = cg->act_hint;
 	while (at != SIM_NO_FRAME && sim_fr_act(s, at)->lru_seq < a->lru_seq)
 		at = sim_act_link(s, at)->next;
-	sim_ilist_insert(s, &s->act, sim_act_link, f, at);
+	sim_ilist_insert(s, &cg->act, sim_act_link, f, at);
 	sim_fr(s, f)->flags |= SIM_PG_ACT;
-	s->act_hint = f;
-	/* a page of the last walk's subtree put back before its hint: the next walk
-	 * starts there */
-	if (s->rc_top &&
-	    (s->rc_hint == SIM_NO_FRAME || sim_fr_act(s, s->rc_hint)->lru_seq > a->lru_seq) &&
-	    sim_cg_is_under(sim_fr(s, f)->memcg, s->rc_top))
-		s->rc_hint = f;
+	cg->act_hint = f;
 }
 
 static void act_append(struct sim *s, uint32_t f)
 {
+	struct sim_cg *cg = sim_fr(s, f)->memcg;
+
 	sim_fr_act(s, f)->lru_seq = ++s->lru_seq;
-	sim_ilist_append(s, &s->act, sim_act_link, f);
+	if (!cg)
+		return;
+	sim_ilist_append(s, &cg->act, sim_act_link, f);
 	sim_fr(s, f)->flags |= SIM_PG_ACT;
-	if (s->rc_top && s->rc_hint == SIM_NO_FRAME)
-		s->rc_hint = f; /* the pages before it are none of rc_top's */
 }
 
 /* The dirty list: every page with SIM_PG_DIRTY, in LRU order, so that memcg reclaim
@@ -154,7 +154,7 @@ static void act_add_tail(struct sim *s, uint32_t f)
 		sim_fr_act(s, f)->lru_seq = ++s->lru_seq;
 }
 
-/* Starts keeping the act list: every LRU page the walk would act on, in LRU order
+/* Starts keeping the act lists: every LRU page the walk would act on, in LRU order
  * (each LRU page numbered in that order). false when out of memory. */
 bool sim_act_start(struct sim *s)
 {
@@ -169,7 +169,6 @@ bool sim_act_start(struct sim *s)
 			sim_fr_act(s, f)->lru_seq = ++s->lru_seq;
 	}
 	s->act_on = true;
-	s->rc_top = NULL;
 	return true;
 }
 

@@ -140,6 +140,10 @@ struct sim_cg {
 	int64_t cache_tree;              /* ... to it or a descendant, removed ones too */
 	int64_t reclaim_tree;            /* of those, what memcg reclaim takes */
 	int64_t unclean_tree;            /* ... dirty or under writeback, while dirty_on */
+	/* its own pages of those memcg reclaim would act on, LRU order, while act_on
+	 * (mem_pagecache.c), and the one last put back there (NO_FRAME: none) */
+	struct sim_ilist act;
+	uint32_t act_hint;
 	uint64_t mem_refused, oom_kills;
 	uint64_t io_bytes[SIM_MAX_DEV][2]; /* [dev][0 read, 1 write] */
 	uint64_t io_ios[SIM_MAX_DEV][2];
@@ -464,13 +468,9 @@ struct sim {
 	uint32_t nframes, cframes;       /* frames handed out so far; room */
 	uint32_t free_head;              /* frames given back, linked by lru.next */
 	struct sim_ilist lru;
-	struct sim_ilist act;    /* LRU pages memcg reclaim would act on (mem_pagecache.c), */
-	uint32_t act_hint;       /* the page last put back on that list, NO_FRAME */
-	/* memcg reclaim's last walk of that list: no page of rc_top's subtree is on
-	 * it before rc_hint (NO_FRAME: none on it at all); rc_top NULL: no walk kept */
-	struct sim_cg *rc_top;
-	uint32_t rc_hint;
-	bool act_on;             /* kept from the first memcg reclaim of a page-cache user */
+	/* the LRU pages memcg reclaim would act on, on their memcgs' lists (sim_cg.act),
+	 * kept from the first memcg reclaim of a page-cache user */
+	bool act_on;
 	struct sim_ilist dl;     /* dirty pages, LRU order (mem_pagecache.c), kept from the first */
 	bool dirty_on;           /* memcg reclaim that looks for dirty pages */
 	uint64_t lru_seq;
