@@ -407,7 +407,8 @@ static void gen_scenario(struct gen *g, uint64_t seed)
 	for (i = 0; i < n; i++) {
 		char p[48];
 
-		snprintf(p, sizeof(p), "%s", g->groups[rnd(g->ng)]);
+		/* 7 levels of /gN at most */
+		snprintf(p, sizeof(p), "%.47s", g->groups[rnd(g->ng)]);
 		snprintf(g->groups[g->ng], sizeof(g->groups[0]), "%s/g%u", p, g->ng);
 		ucg_buf_printf(&g->b, "mkdir cpu%s\n", g->groups[g->ng]);
 		if (rnd(2))
