@@ -315,11 +315,27 @@ void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, 
 	if (!all) {
 		/* a grant is given only where the group has a runqueue, and a runqueue
 		 * is dropped only once its grant is 0 and noted here: where it has
-		 * none, b->a is 0 already */
-		for (; q >= 0; q = st->rq[q].next_of_cg)
-			if ((unsigned)st->rq[q].cpu < cg->brq_n)
-				rq_rate(s, cg, (unsigned)st->rq[q].cpu, st->rq[q].a,
-					st->rq[q].d > 0);
+		 * none, b->a is 0 already (and so its next tick SIM_TIME_MAX) */
+		sim_time best = SIM_TIME_MAX, pend;
+
+		for (; q >= 0; q = st->rq[q].next_of_cg) {
+			c = (unsigned)st->rq[q].cpu;
+			if (c >= cg->brq_n)
+				continue;
+			rq_rate(s, cg, c, st->rq[q].a, st->rq[q].d > 0);
+			if (cg->brq[c].next < best)
+				best = cg->brq[c].next;
+		}
+		/* the group's next event, as sim_cpu_tick_next will find it at the
+		 * schedule ending this recompute (nothing of the group changes
+		 * before it: the runqueues dropped meanwhile have no next tick),
+		 * while its runqueues' lines are in the cache; a return above may
+		 * have armed the slack timer */
+		pend = cg->period_start + cg->period_ns;
+		if (cg->slack_at < pend)
+			pend = cg->slack_at;
+		cg->bw_next = best < pend ? best : pend;
+		cg->bw_stale = false;
 		return;
 	}
 	/* after a reset the runqueues are new: every CPU is looked at */
@@ -489,17 +505,36 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		 * those from c0 up, then those below */
 		uint64_t all = cg->rq_cpus, m;
 		uint64_t lo = c0 < 64 ? (1ull << c0) - 1 : UINT64_MAX;
+		sim_time best = cg->period_start + cg->period_ns;
 
+		/* the group's next event too, as sim_cpu_tick_next would find it
+		 * now (a runqueue's tick changes no other's next), while the
+		 * runqueues' lines are in the cache: the schedule after this event
+		 * takes it as it is, unless a recompute in between changes a grant
+		 * (sim_cpu_tick_rates computes it again then) */
+		if (cg->slack_at < best)
+			best = cg->slack_at;
 		for (m = all & ~lo; m; m &= m - 1) {
 			c = (unsigned)__builtin_ctzll(m);
-			if (c < cg->brq_n && cg->brq[c].next <= s->now)
+			if (c >= cg->brq_n)
+				continue;
+			if (cg->brq[c].next <= s->now)
 				changed |= rq_tick(s, bw, cg, c);
+			if (cg->brq[c].next < best)
+				best = cg->brq[c].next;
 		}
 		for (m = all & lo; m; m &= m - 1) {
 			c = (unsigned)__builtin_ctzll(m);
-			if (c < cg->brq_n && cg->brq[c].next <= s->now)
+			if (c >= cg->brq_n)
+				continue;
+			if (cg->brq[c].next <= s->now)
 				changed |= rq_tick(s, bw, cg, c);
+			if (cg->brq[c].next < best)
+				best = cg->brq[c].next;
 		}
+		cg->bw_next = best;
+		cg->bw_stale = false;
+		return changed;
 	} else if (!known) {
 		for (i = 0; i < cg->brq_n; i++) {
 			c = (c0 + i) % cg->brq_n;
