@@ -109,7 +109,8 @@ static void rq_settle(struct sim *s, struct sim_bw_rq *b)
 }
 
 /* The tick at which b's runqueue next needs runtime (SIM_TIME_MAX: none). */
-static sim_time rq_next(const struct sim *s, const struct sim_bw_rq *b)
+static inline __attribute__((always_inline)) sim_time rq_next(const struct sim *s,
+							      const struct sim_bw_rq *b)
 {
 	sim_time te = b->since;
 
@@ -285,7 +286,8 @@ static void rq_return(struct sim *s, struct sim_cg *cg, struct sim_bw_rq *b)
 }
 
 /* cg's runqueue on CPU c got grant a (busy: it has demand there) */
-static void rq_rate(struct sim *s, struct sim_cg *cg, unsigned c, double a, bool busy)
+static inline __attribute__((always_inline)) void rq_rate(struct sim *s, struct sim_cg *cg,
+							  unsigned c, double a, bool busy)
 {
 	struct sim_bw_rq *b = &cg->brq[c];
 
