@@ -273,6 +273,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->g_dmask);
 	ucg_free(st->g_ne);
 	ucg_free(st->g_act);
+	ucg_free(st->g_tmask);
 	ucg_free(st->rstale);
 	ucg_free(st->oldk);
 	ucg_free(st->mask);
@@ -309,6 +310,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->lz_ld);
 	ucg_free(st->lz_tot);
 	ucg_free(st->lz_gst);
+	ucg_free(st->lz_gl);
 	sim_cpu_bw_fini(&st->bw);
 	ucg_free(st->pk);
 	ucg_free(st->pl);

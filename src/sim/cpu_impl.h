@@ -192,6 +192,7 @@ _Static_assert(sizeof(struct lz_ent) == 32, "struct lz_ent: a power of two");
 #define G_RELINK 8u /* group: every rq relinked (its throttling changed) */
 #define G_RATE 16u  /* group: its rate to be summed when read (st->rstale) */
 #define G_LZOK 32u  /* group: its lazy redo may look at its dirty rqs alone */
+#define G_REFR 64u  /* group: it kept a weight while its total moved (the refresh) */
 
 /* The model's state, kept from one recompute to the next. Tasks are named by their
  * index in s->tasks (creation order, which is tid order), groups by their slot. A
@@ -225,6 +226,9 @@ struct cpu_state {
 	uint64_t *gdirty; /* the slots with G_DIRTY, a bit each */
 	uint64_t *g_dmask; /* its rqs marked dirty since its redo, a bit per CPU < 64 */
 	int *g_ne, *g_act; /* while G_LZOK: its rqs with ne, with act */
+	/* while G_LZOK: the CPUs whose lz entry's tot may differ from lz_tot (a bit
+	 * each, a superset), those whose weight the refresh may compute again */
+	uint64_t *g_tmask;
 	int *alloc_list; /* slots with G_ALLOC */
 	size_t nalloc;
 	int *rstale; /* slots with G_RATE */
@@ -319,6 +323,10 @@ struct cpu_state {
 	 * line for those sums (in the entries, 2 to a line) */
 	double *lz_ld;
 	unsigned char *lz_gst; /* per slot: it kept a weight while its total moved */
+	/* the slots with lz_gst, for the refresh: a scan of every slot for them
+	 * was 13 M instructions in the hour's first virtual minute */
+	int *lz_gl;
+	size_t nlz_gl;
 	size_t clz_tot;
 	unsigned lz_ncpu;
 	bool lz_on;       /* this recompute computes weights lazily (the tick model) */

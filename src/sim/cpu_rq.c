@@ -78,15 +78,16 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		void **arr[] = { (void **)&st->g_first,  (void **)&st->g_flags,
 				 (void **)&st->g_shares, (void **)&st->alloc_list,
 				 (void **)&st->rstale,   (void **)&st->g_dmask,
-				 (void **)&st->g_ne,     (void **)&st->g_act };
+				 (void **)&st->g_ne,     (void **)&st->g_act,
+				 (void **)&st->g_tmask };
 		size_t sz[] = { sizeof(int), 1,           sizeof(unsigned),
 				sizeof(int), sizeof(int), sizeof(uint64_t),
-				sizeof(int), sizeof(int) };
+				sizeof(int), sizeof(int), sizeof(uint64_t) };
 
 		uint64_t *bits;
 		size_t ow = (st->cslots + 63) / 64, nw = (n + 63) / 64;
 
-		if (resize_all(arr, sz, 8, n) < 0)
+		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
 		bits = ucg_realloc(st->gdirty, nw * sizeof(*bits));
 		if (!bits)
@@ -467,7 +468,10 @@ static void lz_stale(struct sim *s, struct cpu_state *st, int idx)
 {
 	sim_time per;
 
-	st->lz_gst[idx] = 1;
+	if (!st->lz_gst[idx]) {
+		st->lz_gst[idx] = 1;
+		st->lz_gl[st->nlz_gl++] = idx;
+	}
 	if (st->lz_stale)
 		return;
 	per = sim_cpu_lz_period(s);
@@ -496,6 +500,7 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 		st->lz_nslots = 0;
 		st->lz_ncpu = s->nr_cpus;
 		st->lz_stale = false;
+		st->nlz_gl = 0;
 		st->lb_next = 0;
 	}
 	if (need > st->clz) {
@@ -519,6 +524,7 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 		size_t n = st->nslots + st->nslots / 2;
 		double *v = ucg_realloc(st->lz_tot, n * sizeof(*v));
 		unsigned char *f;
+		int *gl;
 
 		if (!v)
 			return -ENOMEM;
@@ -527,6 +533,10 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 		if (!f)
 			return -ENOMEM;
 		st->lz_gst = f;
+		gl = ucg_realloc(st->lz_gl, n * sizeof(*gl));
+		if (!gl)
+			return -ENOMEM;
+		st->lz_gl = gl;
 		v = ucg_realloc(st->lz_bpre, n * 8 * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
@@ -554,12 +564,16 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 	if (st->lz_stale && s->now >= st->lz_next) {
 		st->lz_refresh = true;
 		st->lz_stale = false;
-		for (i = 1; i < st->nslots; i++)
-			if (st->lz_gst[i]) {
-				st->lz_gst[i] = 0;
-				if (st->g_first[i] >= 0)
-					cpu_mark_relink(st, (int)i);
+		for (i = 0; i < st->nlz_gl; i++) {
+			int idx = st->lz_gl[i];
+
+			st->lz_gst[idx] = 0;
+			if (st->g_first[idx] >= 0) {
+				st->g_flags[idx] |= G_REFR;
+				cpu_mark_group(st, idx);
 			}
+		}
+		st->nlz_gl = 0;
 	}
 	return 0;
 }
@@ -694,17 +708,21 @@ static inline void lz_block_sums(const double *ld, double *bpre, unsigned c, uns
 	*total = t;
 }
 
-/* A group with many rqs (a parent, on every CPU) whose redo is not a relink of all
- * nor the refresh: only the rqs marked dirty since its last redo can publish or be
- * relinked (any other has its load, weight and link, up is clear and it is not an
- * empty one waiting to be dropped), so only they are walked. The total, Σ P in CPU
- * order, is formed again from the block of 8 CPUs of the first of them on, from the
- * sums kept below each block (st->lz_bpre: over every CPU, those without an rq
- * adding exact zeros, so the same bits as the sum over the group's rqs, and the
- * same additions in the same order as from CPU 0); the counts of non-empty and
- * active rqs are kept (G_LZOK holds them and the sums; cleared when the entries
- * are cleared or the group is redone another way). On the hour's host this walks
- * ~4 of a parent's 64 rqs at each of its redos between two refreshes. */
+/* A group with many rqs (a parent, on every CPU) whose redo is not a relink of all:
+ * only the rqs marked dirty since its last redo can publish or be relinked (any
+ * other has its load, weight and link, up is clear and it is not an empty one
+ * waiting to be dropped), so only they are walked. The total, Σ P in CPU order, is
+ * formed again from the block of 8 CPUs of the first of them on, from the sums
+ * kept below each block (st->lz_bpre: over every CPU, those without an rq adding
+ * exact zeros, so the same bits as the sum over the group's rqs, and the same
+ * additions in the same order as from CPU 0); the counts of non-empty and active
+ * rqs are kept (G_LZOK holds them and the sums; cleared when the entries are
+ * cleared or the group is redone another way). On the hour's host this walks ~4 of
+ * a parent's 64 rqs at each of its redos between two refreshes. At the refresh it
+ * also computes again the weights whose total is not the group's: those are among
+ * the CPUs of st->g_tmask, and only their entries are read, not the clean rqs (a
+ * walk of all a user's 64 rqs, each of whose two lines it read, at every refresh
+ * was 0.7 M of the 1.2 M rq visits of the redos in the hour's first minute). */
 static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct sim_cg *g,
 			    uint64_t dm)
 {
@@ -713,7 +731,8 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 	const int *ix = st->slot + (size_t)idx * st->slot_ncpu;
 	unsigned c, kept, npub = 0;
 	double total = st->lz_tot[idx];
-	uint64_t m;
+	uint64_t m, tm = st->g_tmask[idx];
+	bool refresh = st->lz_refresh;
 
 	for (m = dm; m; m &= m - 1) {
 		int q = ix[__builtin_ctzll(m)];
@@ -738,28 +757,42 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 	g->nr_active = (unsigned)st->g_act[idx];
 	/* the non-empty rqs that did not publish: all but those that did */
 	kept = (unsigned)st->g_ne[idx] - npub;
-	if (kept && total != st->lz_tot[idx])
+	if (kept && !refresh && total != st->lz_tot[idx])
 		lz_stale(s, st, idx);
+	if (total != st->lz_tot[idx])
+		tm = g->rq_cpus; /* any entry not written below may differ from it */
 	st->lz_tot[idx] = total;
-	for (m = dm; m; m &= m - 1) {
+	for (m = refresh ? dm | tm : dm; m; m &= m - 1) {
 		int q = ix[__builtin_ctzll(m)];
 		struct rq *r;
+		struct lz_ent *e;
+		bool vis, fresh;
 		double w;
 
-		if (q < 0 || !st->rq[q].lzvis)
+		if (q < 0)
 			continue;
 		r = &st->rq[q];
-		if (r->lzch) {
+		c = (unsigned)__builtin_ctzll(m);
+		e = &row[c];
+		/* lzvis and lzch are this redo's for the dirty rqs alone */
+		vis = (dm >> c & 1) && r->lzvis;
+		fresh = (vis && r->lzch) || (refresh && e->tot != total);
+		if (!vis && !fresh)
+			continue;
+		if (fresh) {
 			w = total > 0 ? (double)g->shares * r->load / total : g->shares;
-			row[r->cpu].w = w;
-			row[r->cpu].tot = total;
+			e->w = w;
+			e->tot = total;
+			tm &= ~(1ull << c);
 		} else {
-			w = row[r->cpu].w;
+			w = e->w;
 		}
 		if (rq_relink(st, g, q, w, r->d < 1 ? r->d : 1) < 0)
 			return -ENOMEM;
 		st->rq[q].up = false;
 	}
+	/* after the refresh every entry's tot is the total */
+	st->g_tmask[idx] = refresh ? 0 : tm;
 	return 0;
 }
 
@@ -768,12 +801,15 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 	struct lz_ent *row = lz_at(st, idx, 0); /* its entries, by CPU */
 	double total = 0;
 	unsigned active = 0, kept = 0, n = 0, ne = 0;
-	bool all = g->brq || (st->g_flags[idx] & G_RELINK);
-	uint64_t dm = st->g_dmask[idx];
+	unsigned char fl = st->g_flags[idx];
+	/* the refresh of a group without G_LZOK relinks every rq, as a relink
+	 * of all does */
+	bool all = g->brq || (fl & G_RELINK) || ((fl & G_REFR) && !(fl & G_LZOK));
+	uint64_t dm = st->g_dmask[idx], tm = 0;
 	int q;
 
 	st->g_dmask[idx] = 0;
-	if (!all && !st->lz_refresh && (st->g_flags[idx] & G_LZOK) && st->slot)
+	if (!all && (fl & G_LZOK) && st->slot)
 		return group_redo_dirty(s, st, idx, g, dm);
 	st->g_flags[idx] &= (unsigned char)~G_LZOK;
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
@@ -792,7 +828,11 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 	if (kept && !st->lz_refresh && total != st->lz_tot[idx])
 		lz_stale(s, st, idx);
 	st->lz_tot[idx] = total;
-	if (n > 8 && st->lz_ncpu <= 64 && st->slot && st->slot_ncpu == st->lz_ncpu) {
+	/* not in a full recompute: its rebuilt rqs are not all those whose entries
+	 * hold a load (the entries of the others are swept at its end), and the
+	 * sums by block of lz_ld would count those */
+	if (!s->cpu_full && n > 8 && st->lz_ncpu <= 64 && st->slot &&
+	    st->slot_ncpu == st->lz_ncpu) {
 		/* the sums below each block of 8 CPUs, for the redos of its dirty rqs */
 		double pre = 0;
 
@@ -806,21 +846,28 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 		struct rq *r = &st->rq[q];
 		struct lz_ent *e;
 		double w;
+		bool stale;
 
 		e = &row[r->cpu];
-		if (!r->lzvis && !(st->lz_refresh && e->tot != total))
+		stale = e->tot != total;
+		if (!r->lzvis && !(st->lz_refresh && stale)) {
+			tm |= (uint64_t)stale << (r->cpu & 63);
 			continue;
-		if (r->lzch || (st->lz_refresh && e->tot != total)) {
+		}
+		if (r->lzch || (st->lz_refresh && stale)) {
 			w = total > 0 ? (double)g->shares * r->load / total : g->shares;
 			e->w = w;
 			e->tot = total;
 		} else {
 			w = e->w; /* the weight it last computed */
+			tm |= (uint64_t)stale << (r->cpu & 63);
 		}
 		if (rq_relink(st, g, q, w, r->d < 1 ? r->d : 1) < 0)
 			return -ENOMEM;
 		st->rq[q].up = false;
 	}
+	if (st->g_flags[idx] & G_LZOK) /* read only then: CPUs below 64 */
+		st->g_tmask[idx] = tm;
 	return 0;
 }
 
@@ -958,7 +1005,7 @@ int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 			st->g_flags[idx] &= (unsigned char)~G_DIRTY;
 			if (group_redo(s, st, idx) < 0)
 				return -ENOMEM;
-			st->g_flags[idx] &= (unsigned char)~G_RELINK;
+			st->g_flags[idx] &= (unsigned char)~(G_RELINK | G_REFR);
 		}
 	st->gmax_dirty = -1;
 	for (c = 0; c < s->nr_cpus; c++)
