@@ -87,7 +87,6 @@ struct rq {
 	bool ne;                   /* non-empty ... */
 	/* second line */
 	double load;               /* Σ entity loads: tasks 1024·want, groups w·min(1, d) */
-	double u;                  /* min(1, d) */
 	struct sim_cg *cg;         /* NULL: the root when no hierarchy has the cpu controller */
 	int cpu;
 	int next_of_cg;            /* the group's rq on its next higher CPU */
@@ -355,14 +354,21 @@ static inline void cpu_mark_relink(struct cpu_state *st, int slot)
 	cpu_mark_group(st, slot);
 }
 
+/* q, on CPU cpu, must be summed again, and its CPU shared again: from a caller
+ * that knows the CPU, which is on q's second cache line */
+static inline void cpu_mark_dirty_on(struct cpu_state *st, int q, int cpu)
+{
+	st->rq[q].dirty = true;
+	st->reshare[cpu] = true;
+	if ((unsigned)cpu < 64)
+		st->g_dmask[st->rq[q].slot] |= 1ull << cpu;
+	cpu_mark_group(st, st->rq[q].slot);
+}
+
 /* q's sums must be formed again, and its CPU shared again */
 static inline void cpu_mark_dirty(struct cpu_state *st, int q)
 {
-	st->rq[q].dirty = true;
-	st->reshare[st->rq[q].cpu] = true;
-	if ((unsigned)st->rq[q].cpu < 64)
-		st->g_dmask[st->rq[q].slot] |= 1ull << st->rq[q].cpu;
-	cpu_mark_group(st, st->rq[q].slot);
+	cpu_mark_dirty_on(st, q, st->rq[q].cpu);
 }
 
 static inline void cpu_mark_alloc(struct cpu_state *st, int slot)

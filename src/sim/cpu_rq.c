@@ -593,18 +593,22 @@ void sim_cpu_lz_sweep(struct cpu_state *st)
 }
 
 /* q's entity in its parent's rq after a redo: weight w (before the floor of 2),
- * min(1, d) u; unlinked when empty or throttled on its CPU, linked when it was not,
- * the parent's rq marked when what it sums changed. Inlined in the redos' loops
- * (1.6 M calls a virtual minute on the hour's host, a quarter of whose
- * instructions were the call's entry and exit). */
+ * min(1, d) u; unlinked when empty or throttled on its CPU cpu (q's, passed: it is
+ * on q's second cache line, which the refresh does not otherwise read), linked
+ * when it was not, the parent's rq marked when what it sums changed. A linked rq's
+ * u is min(1, d) as of its last relink unless up is set (d changes only in
+ * rq_sum, which sets up; up is cleared only after a relink or an unlink), so w
+ * and up say whether w·u moved. Inlined in the redos' loops (1.6 M calls a
+ * virtual minute on the hour's host, a quarter of whose instructions were the
+ * call's entry and exit). */
 static inline __attribute__((always_inline)) int rq_relink(struct cpu_state *st, struct sim_cg *g,
-							   int q, double w, double u)
+							   int q, int cpu, double w, double u)
 {
 	struct rq *r = &st->rq[q];
 
 	if (w < MIN_SHARES)
 		w = MIN_SHARES;
-	if ((r->first_task < 0 && r->first_child < 0) || sim_cpu_tick_thr(g, r->cpu)) {
+	if ((r->first_task < 0 && r->first_child < 0) || sim_cpu_tick_thr(g, cpu)) {
 		/* empty: its load and d are exact zeros, which its parent's sums
 		 * need not see; off the parent's list, as in a full rebuild.
 		 * Throttled on this CPU alone (the tick model): dequeued there */
@@ -621,22 +625,19 @@ static inline __attribute__((always_inline)) int rq_relink(struct cpu_state *st,
 			}
 		}
 	} else if (r->parent < 0) {
-		int cpu = r->cpu;
 		int p = rq_get(st, g->parent->id + 1, g->parent, cpu);
 
 		if (p < 0)
 			return -ENOMEM;
 		r = &st->rq[q]; /* rq_get may have moved the array */
 		r->w = w;
-		r->u = u;
 		r->wu = w * u;
 		rq_link(st, q, p);
-	} else if (w != r->w || u != r->u || r->up) {
+	} else if (w != r->w || r->up) {
 		r->w = w;
-		r->u = u;
 		r->wu = w * u;
-		h_stale(st, r->cpu);
-		cpu_mark_dirty(st, r->parent);
+		h_stale(st, cpu);
+		cpu_mark_dirty_on(st, r->parent, cpu);
 	}
 	return 0;
 }
@@ -780,14 +781,18 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 		if (!vis && !fresh)
 			continue;
 		if (fresh) {
-			w = total > 0 ? (double)g->shares * r->load / total : g->shares;
+			/* a clean rq's load is the one it published (the same
+			 * bits): its second line is not read */
+			double lo = dm >> c & 1 ? r->load : e->load;
+
+			w = total > 0 ? (double)g->shares * lo / total : g->shares;
 			e->w = w;
 			e->tot = total;
 			tm &= ~(1ull << c);
 		} else {
 			w = e->w;
 		}
-		if (rq_relink(st, g, q, w, r->d < 1 ? r->d : 1) < 0)
+		if (rq_relink(st, g, q, (int)c, w, r->d < 1 ? r->d : 1) < 0)
 			return -ENOMEM;
 		st->rq[q].up = false;
 	}
@@ -862,7 +867,7 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 			w = e->w; /* the weight it last computed */
 			tm |= (uint64_t)stale << (r->cpu & 63);
 		}
-		if (rq_relink(st, g, q, w, r->d < 1 ? r->d : 1) < 0)
+		if (rq_relink(st, g, q, r->cpu, w, r->d < 1 ? r->d : 1) < 0)
 			return -ENOMEM;
 		st->rq[q].up = false;
 	}
@@ -982,7 +987,7 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 		double w = total > 0 ? (double)g->shares * r->load / total : g->shares;
 		double u = r->d < 1 ? r->d : 1;
 
-		if (rq_relink(st, g, q, w, u) < 0)
+		if (rq_relink(st, g, q, r->cpu, w, u) < 0)
 			return -ENOMEM;
 		st->rq[q].up = false;
 	}
