@@ -285,6 +285,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->rt);
 	ucg_free(st->moves);
 	ucg_free(st->cpu_root);
+	ucg_free(st->cpu_nrq);
 	ucg_free(st->oldr);
 	ucg_free(st->reshare);
 	ucg_free(st->order);

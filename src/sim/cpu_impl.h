@@ -256,6 +256,7 @@ struct cpu_state {
 	int *moves; /* tasks moved in this balancing round */
 	/* per CPU */
 	int *cpu_root; /* the root's rq, -1 */
+	unsigned *cpu_nrq;       /* its rqs (the most its share can reach) */
 	struct cpu_queue *cq;    /* runnable tasks queued on it */
 	struct cpu_reach *reach; /* rqs the last share reached */
 	int *oldr;               /* share scratch: the array the share before filled */

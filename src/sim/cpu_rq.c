@@ -108,17 +108,17 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		void **arr[] = { (void **)&st->cpu_root, (void **)&st->reshare,
 				 (void **)&st->order,    (void **)&st->cpu_load,
 				 (void **)&st->hgen,     (void **)&st->minh_gen,
-				 (void **)&st->minh,     (void **)&st->root_load };
-		size_t sz[] = {
-			sizeof(int),      sizeof(bool),     sizeof(int),    sizeof(double),
-			sizeof(uint32_t), sizeof(uint32_t), sizeof(double), sizeof(double)
-		};
+				 (void **)&st->minh,     (void **)&st->root_load,
+				 (void **)&st->cpu_nrq };
+		size_t sz[] = { sizeof(int),    sizeof(bool),     sizeof(int),
+				sizeof(double), sizeof(uint32_t), sizeof(uint32_t),
+				sizeof(double), sizeof(double),   sizeof(unsigned) };
 
 		struct cpu_run *runs;
 		struct cpu_reach *reach;
 		struct cpu_queue *cq;
 
-		if (resize_all(arr, sz, 8, ncpu) < 0)
+		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), ncpu) < 0)
 			return -ENOMEM;
 		cq = ucg_realloc(st->cq, ncpu * sizeof(*cq));
 		if (!cq)
@@ -130,8 +130,10 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 			return -ENOMEM;
 		memset(reach + st->ccpu, 0, (ncpu - st->ccpu) * sizeof(*reach));
 		st->reach = reach;
-		for (i = st->ccpu; i < ncpu; i++)
+		for (i = st->ccpu; i < ncpu; i++) {
 			st->hgen[i] = st->minh_gen[i] = 0; /* 0: nothing kept (gens start at 1) */
+			st->cpu_nrq[i] = 0;
+		}
 		runs = ucg_realloc(st->runs, ncpu * sizeof(*runs));
 		if (!runs)
 			return -ENOMEM;
@@ -266,6 +268,7 @@ static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 			return -1;
 		i = (int)st->nrq++;
 	}
+	st->cpu_nrq[cpu]++;
 	q = &st->rq[i];
 	memset(q, 0, sizeof(*q));
 	q->cg = cg;
@@ -322,6 +325,7 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 			cpu_rate_set(st, st->runs[i].k[j], 0);
 		st->runs[i].n = 0;
 		st->cpu_root[i] = -1;
+		st->cpu_nrq[i] = 0;
 		st->cq[i].n = 0;
 		st->reach[i].n = 0;
 		st->reshare[i] = false;
@@ -1045,6 +1049,7 @@ void sim_cpu_rqs_drop(struct cpu_state *st)
 			 * lz_ld, stay */
 			memset(lz_at(st, r->slot, r->cpu), 0, sizeof(struct lz_ent));
 		}
+		st->cpu_nrq[r->cpu]--;
 		r->cpu = -1; /* skipped by the index rebuilds */
 		r->next_of_cg = st->free_rq;
 		st->free_rq = q;
