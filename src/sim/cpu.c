@@ -270,10 +270,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->gdirty);
 	ucg_free(st->g_shares);
 	ucg_free(st->alloc_list);
-	ucg_free(st->g_dmask);
-	ucg_free(st->g_ne);
-	ucg_free(st->g_act);
-	ucg_free(st->g_tmask);
+	ucg_free(st->gr_mem);
 	ucg_free(st->rstale);
 	ucg_free(st->oldk);
 	ucg_free(st->mask);
@@ -309,7 +306,6 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->lz_mem);
 	ucg_free(st->lz_bpre);
 	ucg_free(st->lz_ld);
-	ucg_free(st->lz_tot);
 	ucg_free(st->lz_gst);
 	ucg_free(st->lz_gl);
 	sim_cpu_bw_fini(&st->bw);

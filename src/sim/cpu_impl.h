@@ -185,6 +185,19 @@ struct lz_ent {
  * 40 bytes, with the running sums, half of them did) */
 _Static_assert(sizeof(struct lz_ent) == 32, "struct lz_ent: a power of two");
 
+/* What a group's redo reads and writes of its own (cpu_rq.c), per slot, together:
+ * five arrays by slot were five lines, each a miss at most redos of the hour's
+ * host. */
+struct g_redo {
+	_Alignas(32) uint64_t dmask; /* its rqs marked dirty since its redo, a bit per CPU < 64 */
+	/* while G_LZOK: the CPUs whose lz entry's tot may differ from tot (a bit
+	 * each, a superset), those whose weight the refresh may compute again */
+	uint64_t tmask;
+	double tot;  /* lazy weights: its group's total when it was last redone */
+	int ne, act; /* while G_LZOK: its rqs with ne, with act */
+};
+_Static_assert(sizeof(struct g_redo) == 32, "struct g_redo: a power of two");
+
 #define G_DIRTY 1u /* group: some rq, its weight or its link to be redone */
 #define G_ALLOC 2u /* group: its alloc to be summed again */
 #define G_THR 4u   /* group: throttled when last processed */
@@ -223,11 +236,8 @@ struct cpu_state {
 	size_t nslots, cslots;
 	int gmax_dirty;  /* highest slot with G_DIRTY, -1 none */
 	uint64_t *gdirty; /* the slots with G_DIRTY, a bit each */
-	uint64_t *g_dmask; /* its rqs marked dirty since its redo, a bit per CPU < 64 */
-	int *g_ne, *g_act; /* while G_LZOK: its rqs with ne, with act */
-	/* while G_LZOK: the CPUs whose lz entry's tot may differ from lz_tot (a bit
-	 * each, a superset), those whose weight the refresh may compute again */
-	uint64_t *g_tmask;
+	struct g_redo *gr; /* in gr_mem, aligned to 32 bytes */
+	void *gr_mem;
 	int *alloc_list; /* slots with G_ALLOC */
 	size_t nalloc;
 	int *rstale; /* slots with G_RATE */
@@ -315,7 +325,6 @@ struct cpu_state {
 	struct lz_ent *lz; /* in lz_mem, aligned to a cache line */
 	void *lz_mem;
 	size_t clz, lz_nslots;
-	double *lz_tot;        /* per slot: its group's total when it was last redone */
 	/* per slot, 8 each (G_LZOK, at most 64 CPUs): the group's Σ of load over the
 	 * CPUs below 0, 8, .., 56, in CPU order */
 	double *lz_bpre;
@@ -362,7 +371,7 @@ static inline void cpu_mark_dirty_on(struct cpu_state *st, int q, int cpu)
 	st->rq[q].dirty = true;
 	st->reshare[cpu] = true;
 	if ((unsigned)cpu < 64)
-		st->g_dmask[st->rq[q].slot] |= 1ull << cpu;
+		st->gr[st->rq[q].slot].dmask |= 1ull << cpu;
 	cpu_mark_group(st, st->rq[q].slot);
 }
 

@@ -75,20 +75,22 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		st->ntk = ntasks;
 	if (nslots > st->cslots) {
 		size_t n = nslots + nslots / 2 + 16;
-		void **arr[] = { (void **)&st->g_first,  (void **)&st->g_flags,
+		void **arr[] = { (void **)&st->g_first, (void **)&st->g_flags,
 				 (void **)&st->g_shares, (void **)&st->alloc_list,
-				 (void **)&st->rstale,   (void **)&st->g_dmask,
-				 (void **)&st->g_ne,     (void **)&st->g_act,
-				 (void **)&st->g_tmask };
-		size_t sz[] = { sizeof(int), 1,           sizeof(unsigned),
-				sizeof(int), sizeof(int), sizeof(uint64_t),
-				sizeof(int), sizeof(int), sizeof(uint64_t) };
+				 (void **)&st->rstale };
+		size_t sz[] = { sizeof(int), 1, sizeof(unsigned), sizeof(int), sizeof(int) };
+		struct g_redo *gr;
 
 		uint64_t *bits;
 		size_t ow = (st->cslots + 63) / 64, nw = (n + 63) / 64;
 
 		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
+		gr = ucg_realloc_aligned(st->gr, st->nslots * sizeof(*gr), n * sizeof(*gr),
+					 _Alignof(struct g_redo), &st->gr_mem);
+		if (!gr)
+			return -ENOMEM;
+		st->gr = gr;
 		bits = ucg_realloc(st->gdirty, nw * sizeof(*bits));
 		if (!bits)
 			return -ENOMEM;
@@ -98,7 +100,8 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 	}
 	for (i = st->nslots; i < nslots; i++) {
 		st->g_first[i] = -1;
-		st->g_dmask[i] = 0;
+		st->gr[i].dmask = 0;
+		st->gr[i].tot = 0;
 		st->g_flags[i] = 0;
 		st->g_shares[i] = 0;
 	}
@@ -308,7 +311,7 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 	st->ngone = 0;
 	for (i = 0; i < st->nslots; i++) {
 		st->g_first[i] = -1;
-		st->g_dmask[i] = 0;
+		st->gr[i].dmask = 0;
 		st->g_flags[i] = 0;
 		st->g_shares[i] = 0;
 	}
@@ -526,13 +529,10 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 	}
 	if (st->nslots > st->clz_tot) {
 		size_t n = st->nslots + st->nslots / 2;
-		double *v = ucg_realloc(st->lz_tot, n * sizeof(*v));
+		double *v;
 		unsigned char *f;
 		int *gl;
 
-		if (!v)
-			return -ENOMEM;
-		st->lz_tot = v;
 		f = ucg_realloc(st->lz_gst, n);
 		if (!f)
 			return -ENOMEM;
@@ -553,7 +553,7 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 		memset(st->lz_ld + st->lz_nslots * s->nr_cpus, 0,
 		       (st->nslots - st->lz_nslots) * s->nr_cpus * sizeof(*st->lz_ld));
 		for (i = st->lz_nslots; i < st->nslots; i++) {
-			st->lz_tot[i] = 0;
+			st->gr[i].tot = 0;
 			st->lz_gst[i] = 0;
 		}
 		st->lz_nslots = st->nslots;
@@ -652,7 +652,7 @@ static inline __attribute__((always_inline)) int rq_relink(struct cpu_state *st,
  * published, were summed or are throttled per CPU (a group with a quota) are
  * relinked: any other has the weight, d and link it had. A weight was kept while
  * the total moved when some non-empty rq did not publish and the total differs
- * from the group's last (st->lz_tot; a kept weight's total was the group's total
+ * from the group's last (g_redo.tot; a kept weight's total was the group's total
  * when it was computed, and every later move of it passed through here). */
 /* group_redo_lazy's walk over one rq: summed if dirty, its load published if it
  * changed, whether it is to be relinked (rq.lzvis); its ne and act brought up to
@@ -678,8 +678,8 @@ static inline __attribute__((always_inline)) void lazy_visit(struct cpu_state *s
 	r->lzvis = r->lzch || dirty || r->up || all || (!ne && !r->gone);
 	act = r->d > 0;
 	if (counted) {
-		st->g_ne[idx] += (int)ne - (int)r->ne;
-		st->g_act[idx] += (int)act - (int)r->act;
+		st->gr[idx].ne += (int)ne - (int)r->ne;
+		st->gr[idx].act += (int)act - (int)r->act;
 	}
 	r->ne = ne;
 	r->act = act;
@@ -725,7 +725,7 @@ static inline void lz_block_sums(const double *ld, double *bpre, unsigned c, uns
  * cleared or the group is redone another way). On the hour's host this walks ~4 of
  * a parent's 64 rqs at each of its redos between two refreshes. At the refresh it
  * also computes again the weights whose total is not the group's: those are among
- * the CPUs of st->g_tmask, and only their entries are read, not the clean rqs (a
+ * the CPUs of its tmask, and only their entries are read, not the clean rqs (a
  * walk of all a user's 64 rqs, each of whose two lines it read, at every refresh
  * was 0.7 M of the 1.2 M rq visits of the redos in the hour's first minute). */
 static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct sim_cg *g,
@@ -735,8 +735,9 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 	double *ld = st->lz_ld + (size_t)idx * st->lz_ncpu;
 	const int *ix = st->slot + (size_t)idx * st->slot_ncpu;
 	unsigned c, kept, npub = 0;
-	double total = st->lz_tot[idx];
-	uint64_t m, tm = st->g_tmask[idx];
+	struct g_redo *gr = &st->gr[idx];
+	double total = gr->tot;
+	uint64_t m, tm = gr->tmask;
 	bool refresh = st->lz_refresh;
 
 	for (m = dm; m; m &= m - 1) {
@@ -759,14 +760,14 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 		total = bpre[c / 8];
 		lz_block_sums(ld, bpre, c, st->lz_ncpu, &total);
 	}
-	g->nr_active = (unsigned)st->g_act[idx];
+	g->nr_active = (unsigned)gr->act;
 	/* the non-empty rqs that did not publish: all but those that did */
-	kept = (unsigned)st->g_ne[idx] - npub;
-	if (kept && !refresh && total != st->lz_tot[idx])
+	kept = (unsigned)gr->ne - npub;
+	if (kept && !refresh && total != gr->tot)
 		lz_stale(s, st, idx);
-	if (total != st->lz_tot[idx])
+	if (total != gr->tot)
 		tm = g->rq_cpus; /* any entry not written below may differ from it */
-	st->lz_tot[idx] = total;
+	gr->tot = total;
 	for (m = refresh ? dm | tm : dm; m; m &= m - 1) {
 		int q = ix[__builtin_ctzll(m)];
 		struct rq *r;
@@ -801,7 +802,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 		st->rq[q].up = false;
 	}
 	/* after the refresh every entry's tot is the total */
-	st->g_tmask[idx] = refresh ? 0 : tm;
+	gr->tmask = refresh ? 0 : tm;
 	return 0;
 }
 
@@ -814,10 +815,10 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 	/* the refresh of a group without G_LZOK relinks every rq, as a relink
 	 * of all does */
 	bool all = g->brq || (fl & G_RELINK) || ((fl & G_REFR) && !(fl & G_LZOK));
-	uint64_t dm = st->g_dmask[idx], tm = 0;
+	uint64_t dm = st->gr[idx].dmask, tm = 0;
 	int q;
 
-	st->g_dmask[idx] = 0;
+	st->gr[idx].dmask = 0;
 	if (!all && (fl & G_LZOK) && st->slot)
 		return group_redo_dirty(s, st, idx, g, dm);
 	st->g_flags[idx] &= (unsigned char)~G_LZOK;
@@ -834,9 +835,9 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 		n++;
 	}
 	g->nr_active = active;
-	if (kept && !st->lz_refresh && total != st->lz_tot[idx])
+	if (kept && !st->lz_refresh && total != st->gr[idx].tot)
 		lz_stale(s, st, idx);
-	st->lz_tot[idx] = total;
+	st->gr[idx].tot = total;
 	/* not in a full recompute: its rebuilt rqs are not all those whose entries
 	 * hold a load (the entries of the others are swept at its end), and the
 	 * sums by block of lz_ld would count those */
@@ -847,8 +848,8 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 
 		lz_block_sums(st->lz_ld + (size_t)idx * st->lz_ncpu, st->lz_bpre + (size_t)idx * 8,
 			      0, st->lz_ncpu, &pre);
-		st->g_ne[idx] = (int)ne;
-		st->g_act[idx] = (int)active;
+		st->gr[idx].ne = (int)ne;
+		st->gr[idx].act = (int)active;
 		st->g_flags[idx] |= G_LZOK;
 	}
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
@@ -876,7 +877,7 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 		st->rq[q].up = false;
 	}
 	if (st->g_flags[idx] & G_LZOK) /* read only then: CPUs below 64 */
-		st->g_tmask[idx] = tm;
+		st->gr[idx].tmask = tm;
 	return 0;
 }
 
@@ -897,17 +898,17 @@ static inline void root_set(struct cpu_state *st, int q)
  * rqs' two cache lines each, walked on all 64 CPUs, were 0.9 M of the redos' 7 M
  * D1 misses in the hour's first 60 virtual seconds. So after one walk of all
  * (G_LZOK: the count of active rqs kept, rq.act each one's part) only the rqs
- * marked dirty since its last redo (g_dmask) are visited: any other was not
+ * marked dirty since its last redo (g_redo.dmask) are visited: any other was not
  * summed, so its d, its CPU's root (set at the redo that summed it when it was
  * made) and its clear up are what they were. Both passes keep the full walk's
  * order (every sum, then every root), so the CPUs' hgen stamps come out the same. */
 static int root_redo(struct cpu_state *st, int idx, struct sim_cg *g)
 {
-	uint64_t dm = st->g_dmask[idx], m;
+	uint64_t dm = st->gr[idx].dmask, m;
 	unsigned active = 0;
 	int q;
 
-	st->g_dmask[idx] = 0;
+	st->gr[idx].dmask = 0;
 	if ((st->g_flags[idx] & G_LZOK) && st->slot) {
 		const int *ix = st->slot + (size_t)idx * st->slot_ncpu;
 
@@ -922,7 +923,7 @@ static int root_redo(struct cpu_state *st, int idx, struct sim_cg *g)
 			if (r->dirty)
 				rq_sum(st, q);
 			act = r->d > 0;
-			st->g_act[idx] += (int)act - (int)r->act;
+			st->gr[idx].act += (int)act - (int)r->act;
 			r->act = act;
 		}
 		for (m = dm; m; m &= m - 1) {
@@ -931,7 +932,7 @@ static int root_redo(struct cpu_state *st, int idx, struct sim_cg *g)
 				root_set(st, q);
 		}
 		if (g)
-			g->nr_active = (unsigned)st->g_act[idx];
+			g->nr_active = (unsigned)st->gr[idx].act;
 		return 0;
 	}
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
@@ -946,7 +947,7 @@ static int root_redo(struct cpu_state *st, int idx, struct sim_cg *g)
 		root_set(st, q);
 	/* the dirty marks cover every rq only with a bit for each CPU */
 	if (st->slot && st->slot_ncpu <= 64 && st->ncpu <= 64) {
-		st->g_act[idx] = (int)active;
+		st->gr[idx].act = (int)active;
 		st->g_flags[idx] |= G_LZOK;
 	}
 	return 0;
@@ -959,15 +960,19 @@ static int root_redo(struct cpu_state *st, int idx, struct sim_cg *g)
 static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 {
 	struct sim_cg *g = idx ? s->cgs[idx - 1] : NULL;
+	/* the root of the rqs' hierarchy (the only group of it without a parent)
+	 * or the hierarchy-less one: told by the state, not by g->parent, on the
+	 * group's second cache line, which a lazy redo does not otherwise read */
+	bool top = !g || (st->hi ? g == st->hi->root : !g->parent);
 	double total = 0;
 	unsigned active = 0;
 	int q;
 
-	if (st->lz_on && g && g->parent && !g->throttled)
+	if (st->lz_on && !top && !g->throttled)
 		return group_redo_lazy(s, st, idx, g);
-	if (!g || !g->parent)
+	if (top)
 		return root_redo(st, idx, g);
-	st->g_dmask[idx] = 0;
+	st->gr[idx].dmask = 0;
 	st->g_flags[idx] &= (unsigned char)~G_LZOK;
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 		if (st->rq[q].dirty)
