@@ -1,9 +1,10 @@
 /* sim/cpu_impl.h — what the CPU model's files share: the model's state (struct
  * cpu_state, its runqueues and scratch), the small helpers every step uses to mark
  * what must be redone, and the steps' entry points. cpu.c (the recompute), cpu_rq.c
- * (runqueues and group weights), cpu_balance.c (placement and balancing), cpu_share.c
- * (water-filling), cpu_account.c (time accrual), cpu_bw.c (the CFS bandwidth
- * timers) and cpu_tick.c (the tick model of CFS bandwidth). The model is described at the top of cpu.c. */
+ * (runqueues and group weights), cpu_state.c (the state's sizing), cpu_balance.c
+ * (placement and balancing), cpu_share.c (water-filling), cpu_account.c (time
+ * accrual), cpu_bw.c (the CFS bandwidth timers) and cpu_tick.c (the tick model of
+ * CFS bandwidth). The model is described at the top of cpu.c. */
 #ifndef UCG_SIM_CPU_IMPL_H
 #define UCG_SIM_CPU_IMPL_H
 
@@ -462,9 +463,11 @@ static inline bool sim_cpu_tick_thr(const struct sim_cg *cg, int cpu)
 	return cg->brq && (unsigned)cpu < cg->brq_n && cg->brq[cpu].thr;
 }
 
-/* cpu_rq.c */
+/* cpu_state.c */
 /* Sizes the state for ntasks tasks, nslots group slots and ncpu CPUs; -ENOMEM. */
 int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, size_t ncpu);
+
+/* cpu_rq.c */
 /* Drops every runqueue and placement: the next recompute builds all from scratch. */
 void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi);
 /* Takes task k off its rq and its CPU. */

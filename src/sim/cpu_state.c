@@ -1,0 +1,181 @@
+/* sim/cpu_state.c — the CPU model's state sized for the tasks, group slots and
+ * CPUs there are (sim_cpu_state_reserve): its per-task, per-slot and per-CPU
+ * arrays and the (slot, CPU) index of the runqueues (cpu_rq.c), grown as the
+ * simulation grows, new entries empty.
+ */
+#include "sim/cpu_impl.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+/* Reallocates each array of arr[] (element sizes sz[]) to n elements. */
+static int resize_all(void ***arr, const size_t *sz, size_t k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		void *v = ucg_realloc(*arr[i], n * sz[i]);
+
+		if (!v)
+			return -ENOMEM;
+		*arr[i] = v;
+	}
+	return 0;
+}
+
+/* Sizes the state for ntasks tasks, nslots group slots and ncpu CPUs; new tasks are
+ * on no runqueue, new slots have none. */
+int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, size_t ncpu)
+{
+	size_t i;
+
+	if (ntasks > st->ctk) {
+		size_t n = ntasks + ntasks / 2 + 16;
+		void **arr[] = { (void **)&st->mask, (void **)&st->any,   (void **)&st->moved,
+				 (void **)&st->rt,   (void **)&st->moves, (void **)&st->touched,
+				 (void **)&st->tid };
+		size_t sz[] = { sizeof(uint64_t), sizeof(bool), sizeof(uint32_t), sizeof(int),
+				sizeof(int),      sizeof(int),  sizeof(int) };
+
+		struct cpu_task *v;
+
+		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
+			return -ENOMEM;
+		/* aligned to a cache line (cpu_state.tk) */
+		v = ucg_realloc_aligned(st->tk, st->ntk * sizeof(*v), n * sizeof(*v), 64,
+					&st->tk_mem);
+		if (!v)
+			return -ENOMEM;
+		st->tk = v;
+		st->ctk = n;
+	}
+	for (i = st->ntk; i < ntasks; i++) {
+		st->tk[i].q = -1;
+		st->moved[i] = 0;
+		st->tk[i].want = 0;
+		st->tk[i].touched = 0;
+		st->tk[i].rate = 0; /* a new task has no rate */
+		st->tk[i].rgen = 0;
+		st->tk[i].dead = 0;
+		st->tk[i].plisted = 0;
+		st->tk[i].acc_rate = 0; /* nor any time to settle */
+		st->tk[i].acc_since = 0;
+		st->tk[i].pend = 0;
+		st->tk[i].acc_cpu = 0;
+		st->tk[i].cpu = -1;
+	}
+	if (ntasks > st->ntk)
+		st->ntk = ntasks;
+	if (nslots > st->cslots) {
+		size_t n = nslots + nslots / 2 + 16;
+		void **arr[] = { (void **)&st->g_first, (void **)&st->g_flags,
+				 (void **)&st->g_shares, (void **)&st->alloc_list,
+				 (void **)&st->rstale };
+		size_t sz[] = { sizeof(int), 1, sizeof(unsigned), sizeof(int), sizeof(int) };
+		struct g_redo *gr;
+
+		uint64_t *bits;
+		size_t ow = (st->cslots + 63) / 64, nw = (n + 63) / 64;
+
+		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
+			return -ENOMEM;
+		gr = ucg_realloc_aligned(st->gr, st->nslots * sizeof(*gr), n * sizeof(*gr),
+					 _Alignof(struct g_redo), &st->gr_mem);
+		if (!gr)
+			return -ENOMEM;
+		st->gr = gr;
+		bits = ucg_realloc(st->gdirty, nw * sizeof(*bits));
+		if (!bits)
+			return -ENOMEM;
+		memset(bits + ow, 0, (nw - ow) * sizeof(*bits));
+		st->gdirty = bits;
+		st->cslots = n;
+	}
+	for (i = st->nslots; i < nslots; i++) {
+		st->g_first[i] = -1;
+		st->gr[i].dmask = 0;
+		st->gr[i].tot = 0;
+		st->g_flags[i] = 0;
+		st->g_shares[i] = 0;
+	}
+	if (nslots > st->nslots)
+		st->nslots = nslots;
+	if (ncpu > st->ccpu) {
+		void **arr[] = { (void **)&st->cpu_root, (void **)&st->reshare,
+				 (void **)&st->order,    (void **)&st->cpu_load,
+				 (void **)&st->hgen,     (void **)&st->minh_gen,
+				 (void **)&st->minh,     (void **)&st->root_load,
+				 (void **)&st->cpu_nrq };
+		size_t sz[] = { sizeof(int),    sizeof(bool),     sizeof(int),
+				sizeof(double), sizeof(uint32_t), sizeof(uint32_t),
+				sizeof(double), sizeof(double),   sizeof(unsigned) };
+
+		struct cpu_run *runs;
+		struct cpu_reach *reach;
+		struct cpu_queue *cq;
+
+		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), ncpu) < 0)
+			return -ENOMEM;
+		cq = ucg_realloc(st->cq, ncpu * sizeof(*cq));
+		if (!cq)
+			return -ENOMEM;
+		memset(cq + st->ccpu, 0, (ncpu - st->ccpu) * sizeof(*cq));
+		st->cq = cq;
+		reach = ucg_realloc(st->reach, ncpu * sizeof(*reach));
+		if (!reach)
+			return -ENOMEM;
+		memset(reach + st->ccpu, 0, (ncpu - st->ccpu) * sizeof(*reach));
+		st->reach = reach;
+		for (i = st->ccpu; i < ncpu; i++) {
+			st->hgen[i] = st->minh_gen[i] = 0; /* 0: nothing kept (gens start at 1) */
+			st->cpu_nrq[i] = 0;
+		}
+		runs = ucg_realloc(st->runs, ncpu * sizeof(*runs));
+		if (!runs)
+			return -ENOMEM;
+		memset(runs + st->ccpu, 0, (ncpu - st->ccpu) * sizeof(*runs));
+		st->runs = runs;
+		st->ccpu = ncpu;
+	}
+	/* a dense (slot, CPU) index while it stays small (4M entries); else rq_get
+	 * scans the group's rqs. Slot-major, so new slots only append. */
+	if (nslots * ncpu <= ((size_t)1 << 22)) {
+		size_t need = nslots * ncpu;
+
+		if (st->slot && st->slot_ncpu != ncpu) {
+			ucg_free(st->slot);
+			st->slot = NULL;
+			st->cslot = st->slot_nslots = 0;
+		}
+		if (need > st->cslot) {
+			size_t n = need + need / 2;
+			int *v = ucg_realloc(st->slot, n * sizeof(int));
+
+			if (!v)
+				return -ENOMEM;
+			if (!st->slot) {
+				/* index the rqs there are */
+				for (i = 0; i < n; i++)
+					v[i] = -1;
+				for (i = 0; i < st->nrq; i++)
+					if ((size_t)st->rq[i].cpu < ncpu) /* others: reset next */
+						v[(size_t)st->rq[i].slot * ncpu +
+						  (size_t)st->rq[i].cpu] = (int)i;
+			} else {
+				for (i = st->slot_nslots * ncpu; i < n; i++)
+					v[i] = -1;
+			}
+			st->slot = v;
+			st->cslot = n;
+			st->slot_ncpu = (unsigned)ncpu;
+			st->slot_nslots = n / ncpu;
+		}
+	} else if (st->slot) {
+		ucg_free(st->slot);
+		st->slot = NULL;
+		st->cslot = st->slot_nslots = 0;
+	}
+	return 0;
+}
