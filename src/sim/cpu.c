@@ -439,7 +439,7 @@ void sim_cpu_update(struct sim *s)
 {
 	struct sim_hier *hi = sim_hier_of(s, UCG_SS_cpu);
 	struct cpu_state *st = s->cpu_state;
-	size_t i;
+	size_t i, n0;
 	int r = -ENOMEM;
 	bool hard;
 
@@ -536,13 +536,19 @@ void sim_cpu_update(struct sim *s)
 		st->cwf = n;
 		r = 0;
 	}
+	/* the tasks the shares give a new rate settle while they are in the cache,
+	 * a few shares' worth at a time (~9 a share on the hour's host: a call
+	 * after each share was 4 M instructions a virtual minute); those whose rate
+	 * was taken before the shares (the first n0 listed), once all are done (the
+	 * steps below do not read the tasks' time) */
+	n0 = st->ntouched;
 	for (i = 0; i < s->nr_cpus; i++)
 		if (st->reshare[i]) {
 			sim_cpu_share_cpu(s, st, (unsigned)i);
 			s->cpu_reshares++;
+			if (st->ntouched >= n0 + 24)
+				sim_cpu_settle_shared(s, st, n0);
 		}
-	/* the rates are final: settled while the last shares' tasks are in the cache
-	 * (the steps below do not read the tasks' time) */
 	sim_cpu_settle_touched(s, st);
 	if (st->full_alloc) {
 		if (hi)

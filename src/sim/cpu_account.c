@@ -119,26 +119,49 @@ static inline __attribute__((always_inline)) void task_settle(struct sim *s, str
 		task_list(s, st, k);
 }
 
-/* The end of a recompute: each task whose rate or CPU changed settles the time it
- * ran at the old ones; from now on it accrues at the new. */
+/* Task k's rate and CPU are final for this recompute: if either changed, it settles
+ * the time it ran at the old ones; from now on it accrues at the new. */
+static inline __attribute__((always_inline)) void touched_settle(struct sim *s,
+								 struct cpu_state *st, int k)
+{
+	struct cpu_task *x = &st->tk[k];
+
+	x->touched = 0;
+	if (x->rate != x->acc_rate || (x->rate > 0 && x->cpu != x->acc_cpu)) {
+		task_settle(s, st, k);
+		if (x->cpu != x->acc_cpu && x->pend)
+			task_pass(s, st, k); /* charged on the CPU it ran on */
+		x->acc_rate = x->rate;
+		x->acc_cpu = x->cpu;
+	}
+}
+
+/* The end of a recompute: each task whose rate or CPU changed settles. */
 void sim_cpu_settle_touched(struct sim *s, struct cpu_state *st)
 {
 	size_t i;
 
-	for (i = 0; i < st->ntouched; i++) {
-		int k = st->touched[i];
-		struct cpu_task *x = &st->tk[k];
-
-		x->touched = 0;
-		if (x->rate != x->acc_rate || (x->rate > 0 && x->cpu != x->acc_cpu)) {
-			task_settle(s, st, k);
-			if (x->cpu != x->acc_cpu && x->pend)
-				task_pass(s, st, k); /* charged on the CPU it ran on */
-			x->acc_rate = x->rate;
-			x->acc_cpu = x->cpu;
-		}
-	}
+	for (i = 0; i < st->ntouched; i++)
+		touched_settle(s, st, st->touched[i]);
 	st->ntouched = 0;
+}
+
+/* After some CPUs' shares: the tasks they touched (those listed from entry n0 on,
+ * the list's length when the shares began) settle. Once the shares begin a task's
+ * rate is written only by its CPU's share, so theirs are final, and settling them
+ * while the shares' tasks are in the cache saves the miss on each task's line
+ * that the settling at the recompute's end took (1.2 M of the 2.1 M settled in
+ * the hour's first virtual minute). The tasks listed before the shares (rates
+ * taken by a dequeue) wait for the end: their CPU's share may give one back, and
+ * a task that comes back to the rate and CPU it accrues at must not settle (its
+ * stretch would be rounded in two). */
+void sim_cpu_settle_shared(struct sim *s, struct cpu_state *st, size_t n0)
+{
+	size_t i;
+
+	for (i = n0; i < st->ntouched; i++)
+		touched_settle(s, st, st->touched[i]);
+	st->ntouched = n0;
 }
 
 void sim_cpu_task_exited(struct sim *s, struct sim_task *t)

@@ -510,5 +510,7 @@ void sim_cpu_alloc_list(struct sim *s, struct cpu_state *st);
 /* cpu_account.c */
 /* The end of a recompute: the tasks whose rate or CPU changed settle their time. */
 void sim_cpu_settle_touched(struct sim *s, struct cpu_state *st);
+/* After some CPUs' shares: those they touched, listed from entry n0 on. */
+void sim_cpu_settle_shared(struct sim *s, struct cpu_state *st, size_t n0);
 
 #endif
