@@ -507,7 +507,9 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		 * those from c0 up, then those below */
 		uint64_t all = cg->rq_cpus, m;
 		uint64_t lo = c0 < 64 ? (1ull << c0) - 1 : UINT64_MAX;
+		const uint64_t part[2] = { all & ~lo, all & lo };
 		sim_time best = cg->period_start + cg->period_ns;
+		int p;
 
 		/* the group's next event too, as sim_cpu_tick_next would find it
 		 * now (a runqueue's tick changes no other's next), while the
@@ -516,24 +518,16 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		 * (sim_cpu_tick_rates computes it again then) */
 		if (cg->slack_at < best)
 			best = cg->slack_at;
-		for (m = all & ~lo; m; m &= m - 1) {
-			c = (unsigned)__builtin_ctzll(m);
-			if (c >= cg->brq_n)
-				continue;
-			if (cg->brq[c].next <= s->now)
-				changed |= rq_tick(s, bw, cg, c);
-			if (cg->brq[c].next < best)
-				best = cg->brq[c].next;
-		}
-		for (m = all & lo; m; m &= m - 1) {
-			c = (unsigned)__builtin_ctzll(m);
-			if (c >= cg->brq_n)
-				continue;
-			if (cg->brq[c].next <= s->now)
-				changed |= rq_tick(s, bw, cg, c);
-			if (cg->brq[c].next < best)
-				best = cg->brq[c].next;
-		}
+		for (p = 0; p < 2; p++)
+			for (m = part[p]; m; m &= m - 1) {
+				c = (unsigned)__builtin_ctzll(m);
+				if (c >= cg->brq_n)
+					continue;
+				if (cg->brq[c].next <= s->now)
+					changed |= rq_tick(s, bw, cg, c);
+				if (cg->brq[c].next < best)
+					best = cg->brq[c].next;
+			}
 		cg->bw_next = best;
 		cg->bw_stale = false;
 		return changed;

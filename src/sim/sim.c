@@ -285,10 +285,21 @@ static bool name_add(struct sim *s, uint32_t idx)
 	return true;
 }
 
-struct sim_task *sim_task_by_name(struct sim *s, const char *name)
+struct sim_task *sim_task_by_name_walk(struct sim *s, const char *name)
 {
 	size_t i;
 
+	for (i = s->ntasks; i-- > 0;)
+		if (s->tasks[i]->alive && !strcmp(s->tasks[i]->name, name))
+			return s->tasks[i];
+	for (i = s->ntasks; i-- > 0;)
+		if (!strcmp(s->tasks[i]->name, name))
+			return s->tasks[i];
+	return NULL;
+}
+
+struct sim_task *sim_task_by_name(struct sim *s, const char *name)
+{
 	/* the newest live task of that name, else the newest of that name: a walk of
 	 * every task (10,000 cache lines and more) on each scenario line naming one
 	 * made the index */
@@ -303,13 +314,7 @@ struct sim_task *sim_task_by_name(struct sim *s, const char *name)
 				return s->tasks[k];
 		return first != NAME_NONE ? s->tasks[first] : NULL;
 	}
-	for (i = s->ntasks; i-- > 0;)
-		if (s->tasks[i]->alive && !strcmp(s->tasks[i]->name, name))
-			return s->tasks[i];
-	for (i = s->ntasks; i-- > 0;)
-		if (!strcmp(s->tasks[i]->name, name))
-			return s->tasks[i];
-	return NULL;
+	return sim_task_by_name_walk(s, name); /* the index could not be kept */
 }
 
 /* The consumer for a tuple of cgroups (one per hierarchy): found or added. A

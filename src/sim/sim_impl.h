@@ -520,6 +520,8 @@ int sim_fail(struct sim *s, int line, int r, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 struct sim_task *sim_task_find(struct sim *s, int tid);
 struct sim_task *sim_task_by_name(struct sim *s, const char *name);
+/* The same answer by a walk of every task: the index's fallback, and its tests' oracle. */
+struct sim_task *sim_task_by_name_walk(struct sim *s, const char *name);
 int sim_task_new(struct sim *s, const char *name, uint32_t uid, struct sim_task *parent,
 		 bool kthread, struct sim_task **ret);
 int sim_task_exit(struct sim *s, struct sim_task *t);

@@ -194,19 +194,6 @@ static void test_membership(void)
 /* sim_task_by_name: the newest live task of a name, else the newest, as a walk of
  * every task from the newest finds it; through the index's growth, with tasks of the
  * same name dead and alive. */
-static struct sim_task *by_name_walk(struct sim *s, const char *name)
-{
-	size_t i;
-
-	for (i = s->ntasks; i-- > 0;)
-		if (s->tasks[i]->alive && !strcmp(s->tasks[i]->name, name))
-			return s->tasks[i];
-	for (i = s->ntasks; i-- > 0;)
-		if (!strcmp(s->tasks[i]->name, name))
-			return s->tasks[i];
-	return NULL;
-}
-
 static void test_task_by_name(void)
 {
 	struct sim_err err;
@@ -225,7 +212,7 @@ static void test_task_by_name(void)
 	}
 	for (i = 0; i < 72; i++) {
 		snprintf(name, sizeof(name), "n%d", i);
-		T_CHECK(sim_task_by_name(s, name) == by_name_walk(s, name));
+		T_CHECK(sim_task_by_name(s, name) == sim_task_by_name_walk(s, name));
 	}
 	T_CHECK(sim_task_by_name(s, "n70") == NULL);
 	T_CHECK(!sim_task_by_name(s, "n5")->alive);
