@@ -504,12 +504,11 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	known = rq_known(s, cg);
 	if (known && st->ncpu <= 64) {
 		/* the same order over the CPUs where it has a runqueue (rq_cpus):
-		 * those from c0 up, then those below */
-		uint64_t all = cg->rq_cpus, m;
-		uint64_t lo = c0 < 64 ? (1ull << c0) - 1 : UINT64_MAX;
-		const uint64_t part[2] = { all & ~lo, all & lo };
+		 * those from c0 up, then those below, as the bits of the mask
+		 * rotated right by c0 */
+		unsigned rot = c0 < 64 ? c0 : 0;
+		uint64_t m = cg->rq_cpus;
 		sim_time best = cg->period_start + cg->period_ns;
-		int p;
 
 		/* the group's next event too, as sim_cpu_tick_next would find it
 		 * now (a runqueue's tick changes no other's next), while the
@@ -518,16 +517,17 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		 * (sim_cpu_tick_rates computes it again then) */
 		if (cg->slack_at < best)
 			best = cg->slack_at;
-		for (p = 0; p < 2; p++)
-			for (m = part[p]; m; m &= m - 1) {
-				c = (unsigned)__builtin_ctzll(m);
-				if (c >= cg->brq_n)
-					continue;
-				if (cg->brq[c].next <= s->now)
-					changed |= rq_tick(s, bw, cg, c);
-				if (cg->brq[c].next < best)
-					best = cg->brq[c].next;
-			}
+		if (rot)
+			m = m >> rot | m << (64 - rot);
+		for (; m; m &= m - 1) {
+			c = ((unsigned)__builtin_ctzll(m) + rot) & 63;
+			if (c >= cg->brq_n)
+				continue;
+			if (cg->brq[c].next <= s->now)
+				changed |= rq_tick(s, bw, cg, c);
+			if (cg->brq[c].next < best)
+				best = cg->brq[c].next;
+		}
 		cg->bw_next = best;
 		cg->bw_stale = false;
 		return changed;
