@@ -246,7 +246,7 @@ void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		ucg_free(cg->brq_mem);
 		cg->brq_mem = mem;
 		cg->brq = v;
-		cg->brq_n = s->nr_cpus;
+		cg->brq_n = (uint16_t)s->nr_cpus;
 		sim_cg_bw_note(s, cg);
 		for (c = 0; c < cg->brq_n; c++)
 			memset(&cg->brq[c], 0, sizeof(cg->brq[c]));
@@ -263,6 +263,7 @@ void sim_cpu_tick_reset(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	cg->bw_idle = false;
 	cg->nthr = 0;
 	cg->slack_at = SIM_TIME_MAX;
+	cg->slack_on = false;
 	cg->bw_stale = true;
 	if (st && cg->id + 1 < (int)st->nslots)
 		cpu_mark_alloc(st, cg->id + 1);
@@ -278,9 +279,10 @@ static void rq_return(struct sim *s, struct sim_cg *cg, struct sim_bw_rq *b)
 		return;
 	cg->pool += slack;
 	b->rem -= slack;
-	if (cg->pool > s->cfs_slice && cg->nthr && cg->slack_at == SIM_TIME_MAX &&
+	if (cg->pool > s->cfs_slice && cg->nthr && !cg->slack_on &&
 	    pend - s->now >= SLACK_PERIOD + MIN_BW_EXPIRATION) {
 		cg->slack_at = s->now + SLACK_PERIOD;
+		cg->slack_on = true;
 		cg->bw_stale = true;
 	}
 }
@@ -334,7 +336,7 @@ void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, 
 		 * while its runqueues' lines are in the cache; a return above may
 		 * have armed the slack timer */
 		pend = cg->period_start + cg->period_ns;
-		if (cg->slack_at < pend)
+		if (cg->slack_on && cg->slack_at < pend)
 			pend = cg->slack_at;
 		cg->bw_next = best < pend ? best : pend;
 		cg->bw_stale = false;
@@ -383,7 +385,7 @@ sim_time sim_cpu_tick_next(struct sim *s, struct sim_cg *cg)
 	unsigned c;
 	int q;
 
-	if (cg->slack_at < best)
+	if (cg->slack_on && cg->slack_at < best)
 		best = cg->slack_at;
 	if (known && st->ncpu <= 64) {
 		uint64_t m;
@@ -482,8 +484,9 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 	/* the period timer first: a tick at the same instant draws on the new pool */
 	while (s->now >= cg->period_start + cg->period_ns)
 		changed |= period_fire(s, bw, cg);
-	if (cg->slack_at <= s->now) {
+	if (cg->slack_on && cg->slack_at <= s->now) {
 		cg->slack_at = SIM_TIME_MAX;
+		cg->slack_on = false;
 		if (cg->pool > s->cfs_slice &&
 		    cg->period_start + cg->period_ns - s->now >= MIN_BW_EXPIRATION)
 			changed |= distribute(s, bw, cg);
@@ -515,7 +518,7 @@ bool sim_cpu_tick_event(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 		 * runqueues' lines are in the cache: the schedule after this event
 		 * takes it as it is, unless a recompute in between changes a grant
 		 * (sim_cpu_tick_rates computes it again then) */
-		if (cg->slack_at < best)
+		if (cg->slack_on && cg->slack_at < best)
 			best = cg->slack_at;
 		if (rot)
 			m = m >> rot | m << (64 - rot);
