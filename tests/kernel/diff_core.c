@@ -33,6 +33,7 @@
 
 static char mnt[64];
 static char hname[64];
+static char mopts[256]; /* the options the scratch hierarchy was mounted with */
 static pid_t child[NCHILD];
 static int mounted;
 
@@ -422,7 +423,7 @@ static void cleanup(void)
 
 		for (j = 0; j < sizeof(leftovers) / sizeof(leftovers[0]); j++)
 			k_rmdir(leftovers[j], NULL, 0);
-		umount2(mnt, 0);
+		kdiff_unmount_named(mnt, mopts, hname);
 		mounted = 0;
 	}
 	rmdir(mnt);
@@ -451,6 +452,7 @@ static void test_core_ops_match_kernel(void)
 		snprintf(opts, sizeof(opts), "none,name=%s", hname);
 		if (kdiff_mount(mnt, opts) < 0)
 			T_SKIP("cannot mount a scratch cgroup v1 hierarchy under /tmp (no cgroup v1 here)");
+		snprintf(mopts, sizeof(mopts), "%s", opts);
 		mounted = 1;
 		T_EQ_INT(ucg_engine_new(NULL, &eng), 0);
 		T_EQ_INT(ucg_mount(eng, opts, &eh, &err), 0);
@@ -550,6 +552,7 @@ static void test_release_agent_matches_kernel(void)
 		unlink(agent);
 		T_SKIP("cannot mount a scratch cgroup v1 hierarchy under /tmp");
 	}
+	snprintf(mopts, sizeof(mopts), "%s", opts);
 	mounted = 1;
 	T_EQ_INT(ucg_engine_new(NULL, &eng), 0);
 	T_EQ_INT(ucg_mount(eng, opts, &eh, NULL), 0);

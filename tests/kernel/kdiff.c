@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -88,5 +89,34 @@ int kdiff_mount(const char *dir, const char *opts)
 void kdiff_unmount(const char *dir)
 {
 	umount2(dir, 0);
+	rmdir(dir);
+}
+
+/* Whether this process's /proc/self/cgroup lists the hierarchy name=name. */
+static int named_listed(const char *name)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[512], want[160];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), ":name=%s:", name);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, want) != NULL;
+	fclose(f);
+	return found;
+}
+
+void kdiff_unmount_named(const char *dir, const char *opts, const char *name)
+{
+	int i;
+
+	umount2(dir, 0);
+	for (i = 0; i < 200 && named_listed(name); i++) {
+		usleep(10000);
+		if (mount("cgroup", dir, "cgroup", 0, opts) == 0)
+			umount2(dir, 0);
+	}
 	rmdir(dir);
 }

@@ -32,4 +32,12 @@ int kdiff_mount(const char *dir, const char *opts);
 /* Unmounts dir and removes it (each step's failure ignored: cleanup). */
 void kdiff_unmount(const char *dir);
 
+/* Unmounts the named hierarchy name, mounted at dir with opts, removes dir, and makes
+ * sure the hierarchy is gone. A cgroup removed just before stays among its parent's
+ * children until the kernel frees it, and a hierarchy unmounted with children lingers,
+ * unmounted, for the next mount of its name, which finds it with the state its last
+ * user left (a scratch name reused with a recycled pid found release_agent chowned).
+ * So it is mounted again and unmounted until /proc/self/cgroup no longer lists it. */
+void kdiff_unmount_named(const char *dir, const char *opts, const char *name);
+
 #endif
