@@ -345,7 +345,6 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 		struct lz_ent *v =
 			ucg_realloc_aligned(st->lz, st->lz_nslots * st->lz_ncpu * sizeof(*v),
 					    n * sizeof(*v), 64, &st->lz_mem);
-
 		double *ld;
 
 		if (!v)

@@ -101,8 +101,8 @@ static bool reach_reserve(struct cpu_state *st, struct cpu_reach *rc, size_t n)
 /* One CPU's share: what every step of it reads and fills, looked up once. */
 struct share_ctx {
 	struct cpu_state *st;
-	int *q; /* the CPU's reached rqs (its cpu_reach's array, n and cap) */
-	size_t nq, cq;
+	int *q; /* the CPU's reached rqs (its cpu_reach's array, sized for all) */
+	size_t nq;
 	int *k; /* its tasks with a rate: room for all its queued tasks */
 	size_t nk;
 };
@@ -302,12 +302,10 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	st->coldr = cold;
 	if (st->cpu_root[c] >= 0 && run_reserve(st, r, st->cq[c].n) &&
 	    reach_reserve(st, rc, st->cpu_nrq[c])) {
-		struct share_ctx x = { st, rc->q, 0, rc->cap, r->k, 0 };
+		struct share_ctx x = { st, rc->q, 0, r->k, 0 };
 
 		share_rq(&x, st->cpu_root[c], 1.0, 0);
-		rc->q = x.q;
 		rc->n = x.nq;
-		rc->cap = x.cq;
 		r->n = x.nk;
 	}
 	/* The tasks the last share gave a rate and this one did not lose it, if still
