@@ -147,9 +147,9 @@ static void local_throttled(struct sim *s, struct sim_cg *cg, int64_t dur, unsig
 		local_throttled(s, cg->children[i], dur, cg->children[i]->nr_active);
 }
 
-/* Notes that cg's throttling changed (the next recompute checks it). Without room
- * to note it, the next recompute checks every group. */
-void sim_cpu_bw_flip(struct cpu_bw *bw, struct sim_cg *cg)
+/* sim_cpu_bw_flip without room: the list grows. Without room to grow, the next
+ * recompute checks every group. */
+void sim_cpu_bw_flip_grow(struct cpu_bw *bw, struct sim_cg *cg)
 {
 	if (sim_cpu_grow((void **)&bw->flip, &bw->cflip, bw->nflip + 1, sizeof(int)) < 0) {
 		bw->flip_lost = true;
@@ -160,12 +160,10 @@ void sim_cpu_bw_flip(struct cpu_bw *bw, struct sim_cg *cg)
 
 /* Period boundaries and a quota running out, at now, for one group whose next CFS
  * event is due; true when its throttling changed (the rates must be recomputed). */
-static bool bandwidth_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
+bool sim_cpu_bw_tick(struct sim *s, struct cpu_bw *bw, struct sim_cg *cg)
 {
 	bool changed = false;
 
-	if (cg->brq)
-		return sim_cpu_tick_event(s, bw, cg);
 	runtime_settle(s, cg);
 	while (s->now >= cg->period_start + cg->period_ns) {
 		int was = cg->throttled;
@@ -218,19 +216,13 @@ void sim_cpu_bw_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 {
 	struct cpu_bw *bw = sim_cpu_bw_of(s);
 	const struct cpu_state *st;
-	bool changed = false;
-	size_t i;
+	bool changed;
 
 	(void)src;
 	if (arg != s->cpu_gen || !bw || !sim_hier_of(s, UCG_SS_cpu))
 		return;
 	/* only the groups whose next event is due */
-	for (i = 0; i < bw->nqg; i++) {
-		struct sim_cg *cg = bw->qg[i];
-
-		if (cg->bw_next <= s->now && !cg->removed)
-			changed |= bandwidth_tick(s, bw, cg);
-	}
+	changed = sim_cpu_tick_due(s, bw);
 	st = s->cpu_state;
 	if (st->lz_on &&
 	    ((st->lz_stale && st->lz_next <= s->now) || (st->lb_pending && st->lb_next <= s->now)))
