@@ -596,6 +596,7 @@ void sim_free(struct sim *s)
 	ucg_free(s->consumers);
 	ucg_engine_free(s->e);
 	ucg_heap_fini(&s->events);
+	ucg_free(s->cmd_order);
 	ucg_buf_fini(&s->log);
 	ucg_buf_fini(&s->csv_name);
 	ucg_free(s->filename);
@@ -656,10 +657,104 @@ static void sample_fire(struct sim *s, struct sim_event_src *src, uint64_t arg)
 		sim_schedule(s, s->now + s->sample_every, &s->sample_ev, 0);
 }
 
+static bool cmd_before(const struct sim_cmd_at *a, const struct sim_cmd_at *b)
+{
+	return a->at < b->at || (a->at == b->at && a->i < b->i);
+}
+
+static int cmd_cmp(const void *pa, const void *pb)
+{
+	const struct sim_cmd_at *a = pa, *b = pb;
+
+	return cmd_before(a, b) ? -1 : cmd_before(b, a);
+}
+
+/* The commands due by the end in the order of their heap entries, had they been
+ * pushed now in index order: by instant (clamped to now, as sim_schedule does),
+ * then index. A scenario lists them mostly in order (the hour's 31 k at 0 s, then
+ * its timed lines nearly so), so only what follows the ordered head is sorted,
+ * then merged with it. */
+static int cmds_order(struct sim *s)
+{
+	struct sim_cmd_at *v, *t = NULL;
+	size_t i, n = 0, p, nt;
+
+	ucg_free(s->cmd_order);
+	s->cmd_order = NULL;
+	s->ncmd_order = s->cmd_pos = 0;
+	s->cmd_seq = s->events.next_seq;
+	if (!s->ncmds)
+		return 0;
+	v = ucg_malloc(s->ncmds * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < s->ncmds; i++) {
+		if (s->cmds[i].at > s->end)
+			continue;
+		v[n].at = s->cmds[i].at < s->now ? s->now : s->cmds[i].at;
+		v[n++].i = i;
+	}
+	for (p = 1; p < n && !cmd_before(&v[p], &v[p - 1]); p++)
+		;
+	if (p < n) {
+		nt = n - p;
+		t = ucg_malloc(nt * sizeof(*t));
+		if (!t) {
+			ucg_free(v);
+			return -ENOMEM;
+		}
+		memcpy(t, v + p, nt * sizeof(*t));
+		qsort(t, nt, sizeof(*t), cmd_cmp);
+		/* merged from the back: v[0..p) and t, into v */
+		for (i = n; nt;) {
+			if (p && cmd_before(&t[nt - 1], &v[p - 1]))
+				v[--i] = v[--p];
+			else
+				v[--i] = t[--nt];
+		}
+		ucg_free(t);
+	}
+	s->cmd_order = v;
+	s->ncmd_order = n;
+	return 0;
+}
+
+/* Takes the next event, the next command's or the heap's top, into *ev: false when
+ * there is none by the end. A command comes first at the same instant unless the
+ * heap's event was pushed before the commands were ordered (cmd_seq). */
+static bool next_event(struct sim *s, struct ucg_heap_entry *ev)
+{
+	const struct ucg_heap_entry *top = ucg_heap_peek(&s->events);
+	const struct sim_cmd_at *c = s->cmd_pos < s->ncmd_order ? &s->cmd_order[s->cmd_pos] : NULL;
+
+	if (c && (!top || c->at < top->key || (c->at == top->key && top->seq >= s->cmd_seq))) {
+		if (c->at > s->end)
+			return false;
+		ev->key = c->at;
+		ev->seq = 0;
+		ev->ptr = &s->cmds[c->i].ev;
+		ev->arg = c->i;
+		s->cmd_pos++;
+		return true;
+	}
+	if (!top || top->key > s->end)
+		return false;
+	ucg_heap_pop(&s->events, ev);
+	return true;
+}
+
+/* Whether an event is due at now still (the CPU model recomputes after the last) */
+static bool more_now(const struct sim *s)
+{
+	const struct ucg_heap_entry *top = ucg_heap_peek(&s->events);
+
+	return (top && top->key <= s->now) ||
+	       (s->cmd_pos < s->ncmd_order && s->cmd_order[s->cmd_pos].at <= s->now);
+}
+
 int sim_run(struct sim *s, struct sim_err *err)
 {
 	struct ucg_heap_entry ev;
-	size_t i;
 	int r;
 
 	s->err = err;
@@ -669,23 +764,16 @@ int sim_run(struct sim *s, struct sim_err *err)
 		return -EINVAL; /* nothing loaded */
 	if (s->cfg.until > 0)
 		s->end = s->cfg.until;
-	for (i = 0; i < s->ncmds; i++) {
-		if (s->cmds[i].at > s->end)
-			continue;
-		r = sim_schedule(s, s->cmds[i].at, &s->cmds[i].ev, i);
-		if (r < 0)
-			return r;
-	}
+	r = cmds_order(s);
+	if (r < 0)
+		return r;
 	s->sample_ev.fire = sample_fire;
 	sim_schedule(s, 0, &s->sample_ev, 0);
 	/* the loop compares one counter; without a hook it never matches */
 	s->progress_next = s->cfg.progress ? s->nevents + s->cfg.progress_every : UINT64_MAX;
 	while (!s->stopped) {
-		const struct ucg_heap_entry *top = ucg_heap_peek(&s->events);
-
-		if (!top || top->key > s->end)
+		if (!next_event(s, &ev))
 			break;
-		ucg_heap_pop(&s->events, &ev);
 		sim_cpu_advance(s, ev.key);
 		s->now = ev.key;
 		((struct sim_event_src *)ev.ptr)->fire(s, ev.ptr, ev.arg);
@@ -700,12 +788,8 @@ int sim_run(struct sim *s, struct sim_err *err)
 			break;
 		}
 		/* the CPU model recomputes once per instant, after its last event */
-		if (s->cpu_dirty) {
-			const struct ucg_heap_entry *nx = ucg_heap_peek(&s->events);
-
-			if (!nx || nx->key > s->now)
-				sim_cpu_update(s);
-		}
+		if (s->cpu_dirty && !more_now(s))
+			sim_cpu_update(s);
 		if (s->nevents == s->progress_next) {
 			s->progress_next += s->cfg.progress_every;
 			s->cfg.progress(s->cfg.progress_ctx, s->now, s->end, s->nevents);

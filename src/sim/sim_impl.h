@@ -368,6 +368,17 @@ struct sim {
 	struct ucg_buf log;
 	struct ucg_prng prng;
 	struct ucg_heap events;
+	/* The commands to run, in the order the heap would give them (sim_run):
+	 * they are known before the run, and the hour's 33 k in the heap made every
+	 * pop of the run walk ~15 levels. cmd_seq is the heap's next sequence number
+	 * when they were ordered: each comes before an event of the same instant
+	 * pushed since, after one pushed before. */
+	struct sim_cmd_at {
+		sim_time at;
+		size_t i; /* in cmds[] */
+	} * cmd_order;
+	size_t ncmd_order, cmd_pos;
+	uint64_t cmd_seq;
 	sim_time now, end;
 	uint64_t nevents;
 	uint64_t progress_next; /* nevents at which cfg.progress is next called */
