@@ -288,6 +288,9 @@ struct cpu_state {
 	uint32_t *hgen, *minh_gen;
 	double *minh;
 	uint32_t hgen_ctr;
+	/* the CPUs below 64 with an rq marked dirty since the last redo: the redo
+	 * gives them a new hgen at its end */
+	uint64_t hmask;
 	size_t ccpu;
 	unsigned ncpu;       /* the CPU count the state was built for */
 	struct sim_hier *hi; /* the cpu hierarchy it was built for */
@@ -371,8 +374,10 @@ static inline void cpu_mark_dirty_on(struct cpu_state *st, int q, int cpu)
 {
 	st->rq[q].dirty = true;
 	st->reshare[cpu] = true;
-	if ((unsigned)cpu < 64)
+	if ((unsigned)cpu < 64) {
 		st->gr[st->rq[q].slot].dmask |= 1ull << cpu;
+		st->hmask |= 1ull << cpu;
+	}
 	cpu_mark_group(st, st->rq[q].slot);
 }
 

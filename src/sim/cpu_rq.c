@@ -27,14 +27,18 @@ static __attribute__((noinline)) void h_wrap(struct cpu_state *st)
 	st->hgen_ctr = 1;
 }
 
-/* What task_h_load reads changed on cpu: the h_loads kept there are stale. Inline,
- * the wrap out of line: it runs at every sum, link and weight change (2.2 M times
- * in the hour's first virtual minute). */
-static inline void h_stale(struct cpu_state *st, int cpu)
+/* A new stamp, which no CPU's hgen holds (after a wrap, none is kept anywhere). */
+static inline uint32_t h_next(struct cpu_state *st)
 {
 	if (++st->hgen_ctr == 0)
 		h_wrap(st);
-	st->hgen[cpu] = st->hgen_ctr;
+	return st->hgen_ctr;
+}
+
+/* What task_h_load reads changed on cpu: the h_loads kept there are stale. */
+static inline void h_stale(struct cpu_state *st, int cpu)
+{
+	st->hgen[cpu] = h_next(st);
 }
 
 /* Doubles the rq array, aligned to a cache line as struct rq is (no realloc
@@ -186,7 +190,6 @@ static void rq_unlink(struct cpu_state *st, int q)
 		;
 	*pp = st->rq[q].next_sib;
 	st->rq[q].parent = st->rq[q].next_sib = -1;
-	h_stale(st, st->rq[q].cpu);
 	cpu_mark_dirty(st, p);
 }
 
@@ -201,7 +204,6 @@ static void rq_link(struct cpu_state *st, int q, int p)
 	st->rq[q].next_sib = *pp;
 	*pp = q;
 	st->rq[q].parent = p;
-	h_stale(st, st->rq[q].cpu);
 	cpu_mark_dirty(st, p);
 }
 
@@ -271,7 +273,6 @@ static void rq_sum(struct cpu_state *st, int q)
 	r->load = load;
 	r->d = d;
 	r->dirty = false;
-	h_stale(st, r->cpu);
 	/* the share may not replay it or any runqueue above it (cpu_share.c); always
 	 * up to the root: a flag left set on an rq the share did not reach must not
 	 * stop the walk */
@@ -469,7 +470,6 @@ static inline __attribute__((always_inline)) int rq_relink(struct cpu_state *st,
 	} else if (w != r->w || r->up) {
 		r->w = w;
 		r->wu = w * u;
-		h_stale(st, cpu);
 		cpu_mark_dirty_on(st, r->parent, cpu);
 	}
 	return 0;
@@ -714,8 +714,6 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
  * it reads d). */
 static inline void root_set(struct cpu_state *st, int q)
 {
-	if (st->cpu_root[st->rq[q].cpu] != q)
-		h_stale(st, st->rq[q].cpu);
 	st->cpu_root[st->rq[q].cpu] = q;
 	st->root_load[st->rq[q].cpu] = st->rq[q].load;
 	st->rq[q].up = false;
@@ -836,6 +834,7 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
  * parent's), then reads the CPUs' root loads. */
 int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 {
+	uint32_t hg;
 	unsigned c;
 	int idx, wi;
 
@@ -853,6 +852,27 @@ int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 	st->gmax_dirty = -1;
 	for (c = 0; c < s->nr_cpus; c++)
 		st->cpu_load[c] = st->cpu_root[c] >= 0 ? st->root_load[c] : 0;
+	/* What task_h_load reads (the loads, weights, links and roots of a CPU's
+	 * rqs) changes only in the redos, and only on CPUs where an rq was marked
+	 * dirty since the last (each change marks one there, or is a dirty rq's
+	 * sum, and every dirty rq is summed): those get a new stamp, one for all
+	 * of them, here rather than at each change (1.5 M stamps in the hour's
+	 * first virtual minute). The stamps are only compared for equality. Above
+	 * 64 CPUs, every CPU to be shared again is stamped: a CPU stamped with
+	 * nothing changed merely drops what it kept, which task_h_load computes
+	 * again to the same bits. */
+	hg = h_next(st);
+	if (s->nr_cpus <= 64) {
+		uint64_t m;
+
+		for (m = st->hmask; m; m &= m - 1)
+			st->hgen[__builtin_ctzll(m)] = hg;
+	} else {
+		for (c = 0; c < s->nr_cpus; c++)
+			if (st->reshare[c])
+				st->hgen[c] = hg;
+	}
+	st->hmask = 0;
 	st->order_ok = false; /* the balancer sorts the CPUs again */
 	return 0;
 }
