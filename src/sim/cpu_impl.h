@@ -278,8 +278,8 @@ struct cpu_state {
 	bool order_ok;    /* ... and sorted by the loads as they are now */
 	double *cpu_load; /* the root runqueue's load */
 	/* == rq[cpu_root[c]].load, set with cpu_root (a root rq's sums are formed only
-	 * by its redo, root_redo): the redos' end reads the 64 loads from here, not
-	 * from the second line of each root rq */
+	 * by its redo, root_redo), 0 without a root: the redos' end copies the 64
+	 * loads from here, not from the second line of each root rq */
 	double *root_load;
 	/* A CPU's hgen changes whenever a runqueue on it changes its sums, weight or
 	 * link (what task_h_load reads): the h_loads kept in its rqs, and minh (the

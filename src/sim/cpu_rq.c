@@ -162,6 +162,7 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 			cpu_rate_set(st, st->runs[i].k[j], 0);
 		st->runs[i].n = 0;
 		st->cpu_root[i] = -1;
+		st->root_load[i] = 0; /* (what the CPU's load is without a root) */
 		st->cpu_nrq[i] = 0;
 		st->cq[i].n = 0;
 		st->reach[i].n = 0;
@@ -181,8 +182,40 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 	st->valid = true;
 }
 
-/* Unlinks q from its parent's list of children (its parent's sums are redone). */
-static void rq_unlink(struct cpu_state *st, int q)
+/* The marks a group's redo leaves on its parent's rqs (~1 M a virtual minute on
+ * the hour's host), all of one slot: each rq's dirty flag and its CPU's reshare as
+ * they come, the slot's CPU mask, flag and bit once at the redo's end (pmark_flush,
+ * before the parent's redo, which comes later: its slot is lower). */
+struct pmark {
+	uint64_t m; /* CPUs below 64 of the rqs marked */
+	int slot;
+};
+
+/* p, the parent's rq on cpu, is to be summed again */
+static inline void pmark_add(struct cpu_state *st, struct pmark *pk, int p, int cpu)
+{
+	if ((unsigned)cpu < 64) {
+		st->rq[p].dirty = true;
+		st->reshare[cpu] = true;
+		pk->m |= 1ull << cpu;
+		pk->slot = st->rq[p].slot;
+	} else {
+		cpu_mark_dirty_on(st, p, cpu);
+	}
+}
+
+static inline void pmark_flush(struct cpu_state *st, struct pmark *pk)
+{
+	if (pk->m) {
+		st->gr[pk->slot].dmask |= pk->m;
+		st->hmask |= pk->m;
+		cpu_mark_group(st, pk->slot);
+	}
+}
+
+/* Unlinks q, on cpu, from its parent's list of children (its parent's sums are
+ * redone). */
+static void rq_unlink(struct cpu_state *st, int q, int cpu, struct pmark *pk)
 {
 	int p = st->rq[q].parent, *pp;
 
@@ -190,11 +223,11 @@ static void rq_unlink(struct cpu_state *st, int q)
 		;
 	*pp = st->rq[q].next_sib;
 	st->rq[q].parent = st->rq[q].next_sib = -1;
-	cpu_mark_dirty(st, p);
+	pmark_add(st, pk, p, cpu);
 }
 
-/* Links q into the rq p of its parent group on the same CPU, by descending id. */
-static void rq_link(struct cpu_state *st, int q, int p)
+/* Links q into the rq p of its parent group on the same CPU cpu, by descending id. */
+static void rq_link(struct cpu_state *st, int q, int p, int cpu, struct pmark *pk)
 {
 	int *pp;
 
@@ -204,7 +237,7 @@ static void rq_link(struct cpu_state *st, int q, int p)
 	st->rq[q].next_sib = *pp;
 	*pp = q;
 	st->rq[q].parent = p;
-	cpu_mark_dirty(st, p);
+	pmark_add(st, pk, p, cpu);
 }
 
 /* Takes task k off its rq and its CPU. */
@@ -436,7 +469,8 @@ void sim_cpu_lz_sweep(struct cpu_state *st)
  * virtual minute on the hour's host, a quarter of whose instructions were the
  * call's entry and exit). */
 static inline __attribute__((always_inline)) int rq_relink(struct cpu_state *st, struct sim_cg *g,
-							   int q, int cpu, double w, double u)
+							   int q, int cpu, double w, double u,
+							   struct pmark *pk)
 {
 	struct rq *r = &st->rq[q];
 
@@ -447,7 +481,7 @@ static inline __attribute__((always_inline)) int rq_relink(struct cpu_state *st,
 		 * need not see; off the parent's list, as in a full rebuild.
 		 * Throttled on this CPU alone (the tick model): dequeued there */
 		if (r->parent >= 0)
-			rq_unlink(st, q);
+			rq_unlink(st, q, cpu, pk);
 		if (r->first_task < 0 && r->first_child < 0 && !r->gone) {
 			if (sim_cpu_grow((void **)&st->gone, &st->cgone, st->ngone + 1,
 					 sizeof(int)) == 0) {
@@ -466,11 +500,11 @@ static inline __attribute__((always_inline)) int rq_relink(struct cpu_state *st,
 		r = &st->rq[q]; /* rq_get may have moved the array */
 		r->w = w;
 		r->wu = w * u;
-		rq_link(st, q, p);
+		rq_link(st, q, p, cpu, pk);
 	} else if (w != r->w || r->up) {
 		r->w = w;
 		r->wu = w * u;
-		cpu_mark_dirty_on(st, r->parent, cpu);
+		pmark_add(st, pk, r->parent, cpu);
 	}
 	return 0;
 }
@@ -558,7 +592,7 @@ static inline void lz_block_sums(const double *ld, double *bpre, unsigned c, uns
  * walk of all a user's 64 rqs, each of whose two lines it read, at every refresh
  * was 0.7 M of the 1.2 M rq visits of the redos in the hour's first minute). */
 static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct sim_cg *g,
-			    uint64_t dm)
+			    uint64_t dm, struct pmark *pk)
 {
 	struct lz_ent *row = lz_at(st, idx, 0);
 	double *ld = st->lz_ld + (size_t)idx * st->lz_ncpu;
@@ -626,7 +660,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 		} else {
 			w = e->w;
 		}
-		if (rq_relink(st, g, q, (int)c, w, r->d < 1 ? r->d : 1) < 0)
+		if (rq_relink(st, g, q, (int)c, w, r->d < 1 ? r->d : 1, pk) < 0)
 			return -ENOMEM;
 		st->rq[q].up = false;
 	}
@@ -635,7 +669,8 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 	return 0;
 }
 
-static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct sim_cg *g)
+static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct sim_cg *g,
+			   struct pmark *pk)
 {
 	struct lz_ent *row = lz_at(st, idx, 0); /* its entries, by CPU */
 	double total = 0;
@@ -649,7 +684,7 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 
 	st->gr[idx].dmask = 0;
 	if (!all && (fl & G_LZOK) && st->slot)
-		return group_redo_dirty(s, st, idx, g, dm);
+		return group_redo_dirty(s, st, idx, g, dm, pk);
 	st->g_flags[idx] &= (unsigned char)~G_LZOK;
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 		struct rq *r = &st->rq[q];
@@ -701,7 +736,7 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 			w = e->w; /* the weight it last computed */
 			tm |= (uint64_t)stale << (r->cpu & 63);
 		}
-		if (rq_relink(st, g, q, r->cpu, w, r->d < 1 ? r->d : 1) < 0)
+		if (rq_relink(st, g, q, r->cpu, w, r->d < 1 ? r->d : 1, pk) < 0)
 			return -ENOMEM;
 		st->rq[q].up = false;
 	}
@@ -784,7 +819,7 @@ static int root_redo(struct cpu_state *st, int idx, struct sim_cg *g)
  * shares·L_c/ΣL (at least 2, the way CFS spreads a group's shares over the CPUs its
  * tasks run on) and link into its parent's rq there; a throttled group is unlinked
  * on every CPU. A change the parent's sums see marks the parent's rq dirty. */
-static int group_redo(struct sim *s, struct cpu_state *st, int idx)
+static int group_redo(struct sim *s, struct cpu_state *st, int idx, struct pmark *pk)
 {
 	struct sim_cg *g = idx ? s->cgs[idx - 1] : NULL;
 	/* the root of the rqs' hierarchy (the only group of it without a parent)
@@ -796,7 +831,7 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 	int q;
 
 	if (st->lz_on && !top && !g->throttled)
-		return group_redo_lazy(s, st, idx, g);
+		return group_redo_lazy(s, st, idx, g, pk);
 	if (top)
 		return root_redo(st, idx, g);
 	st->gr[idx].dmask = 0;
@@ -813,7 +848,7 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 		/* dequeued from its parent on every CPU */
 		for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 			if (st->rq[q].parent >= 0)
-				rq_unlink(st, q);
+				rq_unlink(st, q, st->rq[q].cpu, pk);
 			st->rq[q].up = false;
 		}
 		return 0;
@@ -823,7 +858,7 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx)
 		double w = total > 0 ? (double)g->shares * r->load / total : g->shares;
 		double u = r->d < 1 ? r->d : 1;
 
-		if (rq_relink(st, g, q, r->cpu, w, u) < 0)
+		if (rq_relink(st, g, q, r->cpu, w, u, pk) < 0)
 			return -ENOMEM;
 		st->rq[q].up = false;
 	}
@@ -842,16 +877,21 @@ int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 	 * parent's), in this word or a lower one */
 	for (wi = st->gmax_dirty >= 0 ? st->gmax_dirty / 64 : -1; wi >= 0; wi--)
 		while (st->gdirty[wi]) {
+			struct pmark pk = { 0, 0 };
+			int err;
+
 			idx = wi * 64 + 63 - __builtin_clzll(st->gdirty[wi]);
 			st->gdirty[wi] &= ~(1ull << (idx % 64));
 			st->g_flags[idx] &= (unsigned char)~G_DIRTY;
-			if (group_redo(s, st, idx) < 0)
+			err = group_redo(s, st, idx, &pk);
+			pmark_flush(st, &pk);
+			if (err < 0)
 				return -ENOMEM;
 			st->g_flags[idx] &= (unsigned char)~(G_RELINK | G_REFR);
 		}
 	st->gmax_dirty = -1;
-	for (c = 0; c < s->nr_cpus; c++)
-		st->cpu_load[c] = st->cpu_root[c] >= 0 ? st->root_load[c] : 0;
+	/* 0 where a CPU has no root rq (a root rq is never dropped) */
+	memcpy(st->cpu_load, st->root_load, s->nr_cpus * sizeof(*st->cpu_load));
 	/* What task_h_load reads (the loads, weights, links and roots of a CPU's
 	 * rqs) changes only in the redos, and only on CPUs where an rq was marked
 	 * dirty since the last (each change marks one there, or is a dirty rq's
