@@ -483,6 +483,13 @@ static inline bool sim_cpu_tick_thr(const struct sim_cg *cg, int cpu)
 /* cpu_state.c */
 /* Sizes the state for ntasks tasks, nslots group slots and ncpu CPUs; -ENOMEM. */
 int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, size_t ncpu);
+/* The lazy weights' table before a recompute: sized, cleared when hard (a reset
+ * that is not the full recompute's), the refresh noted and every group marked when
+ * it is due; -ENOMEM. */
+int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard);
+/* A full recompute's end: the entries of (slot, CPU) without a runqueue cleared, as
+ * an incremental one clears them when it drops the runqueue. */
+void sim_cpu_lz_sweep(struct cpu_state *st);
 
 /* cpu_rq.c */
 /* Drops every runqueue and placement: the next recompute builds all from scratch. */
@@ -498,13 +505,6 @@ int sim_cpu_task_place(struct sim *s, struct cpu_state *st, int k, struct sim_cg
  * CPUs it runs on, not every CPU it ever ran on. */
 void sim_cpu_rqs_drop(struct cpu_state *st);
 int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st);
-/* The lazy weights' table before a recompute: sized, cleared when hard (a reset
- * that is not the full recompute's), the refresh noted and every group marked when
- * it is due; -ENOMEM. */
-int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard);
-/* A full recompute's end: the entries of (slot, CPU) without a runqueue cleared, as
- * an incremental one clears them when it drops the runqueue. */
-void sim_cpu_lz_sweep(struct cpu_state *st);
 
 /* cpu_balance.c */
 /* Puts the newly runnable tasks (and those whose CPU became forbidden) on a CPU. */

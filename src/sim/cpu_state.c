@@ -1,7 +1,8 @@
 /* sim/cpu_state.c — the CPU model's state sized for the tasks, group slots and
  * CPUs there are (sim_cpu_state_reserve): its per-task, per-slot and per-CPU
  * arrays and the (slot, CPU) index of the runqueues (cpu_rq.c), grown as the
- * simulation grows, new entries empty.
+ * simulation grows, new entries empty; the lazy weights' table (cpu_rq.c), sized,
+ * cleared and its refresh noted before each recompute.
  */
 #include "sim/cpu_impl.h"
 
@@ -178,4 +179,114 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		st->cslot = st->slot_nslots = 0;
 	}
 	return 0;
+}
+
+/* The tick model's lazy weights' table (cpu_rq.c, "Lazy weights"), sized and cleared
+ * here; also the tick model's balancer gate: st->lb_now, due at the same boundaries. */
+int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
+{
+	size_t i, need;
+	sim_time per = sim_cpu_lz_period(s);
+	bool was = st->lz_on;
+
+	st->lz_on = s->cpu_tick && st->slot && st->slot_ncpu == s->nr_cpus;
+	st->lz_refresh = false;
+	st->lb_now = true;
+	if (!st->lz_on) {
+		st->lb_pending = false;
+		return 0;
+	}
+	need = st->nslots * s->nr_cpus;
+	if (hard || !was || st->lz_ncpu != s->nr_cpus) {
+		for (i = 0; i < st->nslots; i++) /* the entries are cleared */
+			st->g_flags[i] &= (unsigned char)~G_LZOK;
+		st->lz_nslots = 0;
+		st->lz_ncpu = s->nr_cpus;
+		st->lz_stale = false;
+		st->nlz_gl = 0;
+		st->lb_next = 0;
+	}
+	if (need > st->clz) {
+		size_t n = need + need / 2;
+		struct lz_ent *v =
+			ucg_realloc_aligned(st->lz, st->lz_nslots * st->lz_ncpu * sizeof(*v),
+					    n * sizeof(*v), 64, &st->lz_mem);
+		double *ld;
+
+		if (!v)
+			return -ENOMEM;
+		st->lz = v;
+		ld = ucg_realloc(st->lz_ld, n * sizeof(*ld));
+		if (!ld)
+			return -ENOMEM;
+		st->lz_ld = ld;
+		st->clz = n;
+	}
+	if (st->nslots > st->clz_tot) {
+		size_t n = st->nslots + st->nslots / 2;
+		double *v;
+		unsigned char *f;
+		int *gl;
+
+		f = ucg_realloc(st->lz_gst, n);
+		if (!f)
+			return -ENOMEM;
+		st->lz_gst = f;
+		gl = ucg_realloc(st->lz_gl, n * sizeof(*gl));
+		if (!gl)
+			return -ENOMEM;
+		st->lz_gl = gl;
+		v = ucg_realloc(st->lz_bpre, n * 8 * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		st->lz_bpre = v;
+		st->clz_tot = n;
+	}
+	if (st->lz_nslots < st->nslots) {
+		memset(st->lz + st->lz_nslots * s->nr_cpus, 0,
+		       (st->nslots - st->lz_nslots) * s->nr_cpus * sizeof(*st->lz));
+		memset(st->lz_ld + st->lz_nslots * s->nr_cpus, 0,
+		       (st->nslots - st->lz_nslots) * s->nr_cpus * sizeof(*st->lz_ld));
+		for (i = st->lz_nslots; i < st->nslots; i++) {
+			st->gr[i].tot = 0;
+			st->lz_gst[i] = 0;
+		}
+		st->lz_nslots = st->nslots;
+	}
+	st->lb_now = s->now >= st->lb_next;
+	if (st->lb_now) {
+		st->lb_next = (s->now / per + 1) * per;
+		st->lb_pending = false;
+	} else {
+		st->lb_pending = true;
+	}
+	if (st->lz_stale && s->now >= st->lz_next) {
+		st->lz_refresh = true;
+		st->lz_stale = false;
+		for (i = 0; i < st->nlz_gl; i++) {
+			int idx = st->lz_gl[i];
+
+			st->lz_gst[idx] = 0;
+			if (st->g_first[idx] >= 0) {
+				st->g_flags[idx] |= G_REFR;
+				cpu_mark_group(st, idx);
+			}
+		}
+		st->nlz_gl = 0;
+	}
+	return 0;
+}
+
+void sim_cpu_lz_sweep(struct cpu_state *st)
+{
+	size_t i, n;
+
+	if (!st->lz_on)
+		return;
+	n = st->lz_nslots * st->lz_ncpu;
+	for (i = 0; i < n && i < st->cslot; i++)
+		if (st->slot[i] < 0) {
+			memset(&st->lz[i], 0, sizeof(st->lz[i]));
+			st->lz_ld[i] = 0;
+		}
 }
