@@ -206,6 +206,9 @@ _Static_assert(sizeof(struct g_redo) == 32, "struct g_redo: a power of two");
 #define G_RATE 16u  /* group: its rate to be summed when read (st->rstale) */
 #define G_LZOK 32u  /* group: its lazy redo may look at its dirty rqs alone */
 #define G_REFR 64u  /* group: it kept a weight while its total moved (the refresh) */
+/* group: every rq's lazy weight entry holds its load and the group's shares, as a
+ * walk of all its rqs left them (cpu_rq.c, group_redo_lazy); never with G_LZOK */
+#define G_LZSYNC 128u
 
 /* The model's state, kept from one recompute to the next. Tasks are named by their
  * index in s->tasks (creation order, which is tid order), groups by their slot. A

@@ -560,6 +560,29 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 	return 0;
 }
 
+/* A relink of all (the tick model's flips of a quota group: 166 k redos in the hour's
+ * first virtual minute) of a group with no rq marked dirty since its last redo (a
+ * bit per CPU: at most 64), its entries in step (G_LZSYNC: all published by its last
+ * walk, with one shares, which the first tells) and its shares the same, outside the
+ * refresh. A walk of all would publish nothing (a load changes only in a sum, of a
+ * dirty rq), form the total it kept (the same loads in the same order, less dropped
+ * rqs' zeros), leave no weight stale, compute none, find every ne, act and count as
+ * they were (tasks and children mark the rq) and up clear (set by a sum, cleared by
+ * the relink after it): only the relinks, with each rq's last weight, are left. */
+static int group_relink_clean(struct cpu_state *st, int idx, struct sim_cg *g,
+			      const struct lz_ent *row, struct pmark *pk)
+{
+	int q;
+
+	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+		struct rq *r = &st->rq[q];
+
+		if (rq_relink(st, g, q, r->cpu, row[r->cpu].w, r->d < 1 ? r->d : 1, pk) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct sim_cg *g,
 			   struct pmark *pk)
 {
@@ -576,8 +599,12 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 	st->gr[idx].dmask = 0;
 	if (!all && (fl & G_LZOK) && st->slot)
 		return group_redo_dirty(s, st, idx, g, dm, pk);
-	st->g_flags[idx] &= (unsigned char)~G_LZOK;
-	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
+	q = st->g_first[idx];
+	if (!dm && (fl & G_LZSYNC) && !st->lz_refresh && st->lz_ncpu <= 64 && q >= 0 &&
+	    row[st->rq[q].cpu].shares == g->shares)
+		return group_relink_clean(st, idx, g, row, pk);
+	st->g_flags[idx] &= (unsigned char)~(G_LZOK | G_LZSYNC);
+	for (; q >= 0; q = st->rq[q].next_of_cg) {
 		struct rq *r = &st->rq[q];
 
 		lazy_visit(st, idx, row, g, q, all, false);
@@ -606,6 +633,10 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 		st->gr[idx].ne = (int)ne;
 		st->gr[idx].act = (int)active;
 		st->g_flags[idx] |= G_LZOK;
+	} else {
+		/* not with G_LZOK: a redo of the dirty rqs alone would publish
+		 * theirs with the shares of the time, the others' keeping theirs */
+		st->g_flags[idx] |= G_LZSYNC;
 	}
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 		struct rq *r = &st->rq[q];
@@ -726,7 +757,7 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx, struct pmark
 	if (top)
 		return root_redo(st, idx, g);
 	st->gr[idx].dmask = 0;
-	st->g_flags[idx] &= (unsigned char)~G_LZOK;
+	st->g_flags[idx] &= (unsigned char)~(G_LZOK | G_LZSYNC); /* sums not published */
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 		if (st->rq[q].dirty)
 			rq_sum(st, q);

@@ -199,7 +199,7 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 	need = st->nslots * s->nr_cpus;
 	if (hard || !was || st->lz_ncpu != s->nr_cpus) {
 		for (i = 0; i < st->nslots; i++) /* the entries are cleared */
-			st->g_flags[i] &= (unsigned char)~G_LZOK;
+			st->g_flags[i] &= (unsigned char)~(G_LZOK | G_LZSYNC);
 		st->lz_nslots = 0;
 		st->lz_ncpu = s->nr_cpus;
 		st->lz_stale = false;
