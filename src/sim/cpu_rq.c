@@ -81,18 +81,29 @@ static int *rq_link_at(struct cpu_state *st, int idx, int cpu)
 	return pp;
 }
 
+static int rq_make(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu);
+
 /* The rq of the group in slot idx on cpu, made (empty, dirty) if it has none yet;
- * -1 when out of memory. */
-static int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
+ * -1 when out of memory. The index's look inline, the rest out of line. */
+static inline int rq_get(struct cpu_state *st, int idx, struct sim_cg *cg, int cpu)
 {
-	struct rq *q;
-	int i, *pp;
+	int i;
 
 	if (st->slot) {
 		i = st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu];
 		if (i >= 0)
 			return i;
-	} else {
+	}
+	return rq_make(st, idx, cg, cpu);
+}
+
+static __attribute__((noinline)) int rq_make(struct cpu_state *st, int idx, struct sim_cg *cg,
+					     int cpu)
+{
+	struct rq *q;
+	int i, *pp;
+
+	if (!st->slot) {
 		for (i = st->g_first[idx]; i >= 0; i = st->rq[i].next_of_cg)
 			if (st->rq[i].cpu == cpu)
 				return i;
@@ -493,6 +504,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 	double total = gr->tot;
 	uint64_t m, tm = gr->tmask;
 	bool refresh = st->lz_refresh;
+	double sh = g->shares; /* (once: the loops' stores may alias it) */
 
 	for (m = dm; m; m &= m - 1) {
 		int q = ix[__builtin_ctzll(m)];
@@ -523,28 +535,38 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 		tm = g->rq_cpus; /* any entry not written below may differ from it */
 	gr->tot = total;
 	for (m = refresh ? dm | tm : dm; m; m &= m - 1) {
-		int q = ix[__builtin_ctzll(m)];
+		int q;
 		struct rq *r;
 		struct lz_ent *e;
 		bool vis, fresh;
 		double w;
 
+		c = (unsigned)__builtin_ctzll(m);
+		e = &row[c];
+		if (!(dm >> c & 1)) {
+			/* the refresh of a clean rq (up clear: set only by a
+			 * sum), its weight from the load it published (~750 k
+			 * in the hour's first virtual minute) */
+			if (e->tot == total || (q = ix[c]) < 0)
+				continue;
+			w = total > 0 ? sh * e->load / total : sh;
+			e->w = w;
+			e->tot = total;
+			r = &st->rq[q];
+			if (rq_relink(st, g, q, (int)c, w, r->d < 1 ? r->d : 1, pk) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		q = ix[c];
 		if (q < 0)
 			continue;
 		r = &st->rq[q];
-		c = (unsigned)__builtin_ctzll(m);
-		e = &row[c];
-		/* lzvis and lzch are this redo's for the dirty rqs alone */
-		vis = (dm >> c & 1) && r->lzvis;
+		vis = r->lzvis;
 		fresh = (vis && r->lzch) || (refresh && e->tot != total);
 		if (!vis && !fresh)
 			continue;
 		if (fresh) {
-			/* a clean rq's load is the one it published (the same
-			 * bits): its second line is not read */
-			double lo = dm >> c & 1 ? r->load : e->load;
-
-			w = total > 0 ? (double)g->shares * lo / total : g->shares;
+			w = total > 0 ? sh * r->load / total : sh;
 			e->w = w;
 			e->tot = total;
 			tm &= ~(1ull << c);
@@ -684,8 +706,7 @@ static inline void root_set(struct cpu_state *st, int q)
  * (G_LZOK: the count of active rqs kept, rq.act each one's part) only the rqs
  * marked dirty since its last redo (g_redo.dmask) are visited: any other was not
  * summed, so its d, its CPU's root (set at the redo that summed it when it was
- * made) and its clear up are what they were. Both passes keep the full walk's
- * order (every sum, then every root), so the CPUs' hgen stamps come out the same. */
+ * made) and its clear up are what they were. */
 static int root_redo(struct cpu_state *st, int idx, struct sim_cg *g)
 {
 	uint64_t dm = st->gr[idx].dmask, m;
@@ -695,28 +716,29 @@ static int root_redo(struct cpu_state *st, int idx, struct sim_cg *g)
 	st->gr[idx].dmask = 0;
 	if ((st->g_flags[idx] & G_LZOK) && st->slot) {
 		const int *ix = st->slot + (size_t)idx * st->slot_ncpu;
+		int act = st->gr[idx].act;
 
 		for (m = dm; m; m &= m - 1) {
+			unsigned c = (unsigned)__builtin_ctzll(m);
 			struct rq *r;
-			bool act;
 
-			q = ix[__builtin_ctzll(m)];
+			q = ix[c];
 			if (q < 0)
 				continue;
 			r = &st->rq[q];
 			if (r->dirty)
 				rq_sum(st, q);
-			act = r->d > 0;
-			st->gr[idx].act += (int)act - (int)r->act;
-			r->act = act;
+			act -= r->act;
+			r->act = r->d > 0;
+			act += r->act;
+			/* root_set, its CPU known */
+			st->cpu_root[c] = q;
+			st->root_load[c] = r->load;
+			r->up = false;
 		}
-		for (m = dm; m; m &= m - 1) {
-			q = ix[__builtin_ctzll(m)];
-			if (q >= 0)
-				root_set(st, q);
-		}
+		st->gr[idx].act = act;
 		if (g)
-			g->nr_active = (unsigned)st->gr[idx].act;
+			g->nr_active = (unsigned)act;
 		return 0;
 	}
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
