@@ -102,9 +102,9 @@ static bool reach_reserve(struct cpu_state *st, struct cpu_reach *rc, size_t n)
 struct share_ctx {
 	struct cpu_state *st;
 	int *q; /* the CPU's reached rqs (its cpu_reach's array, sized for all) */
-	size_t nq;
-	int *k; /* its tasks with a rate: room for all its queued tasks */
-	size_t nk;
+	int *qe; /* ... their end */
+	int *k;  /* its tasks with a rate: room for all its queued tasks */
+	int *ke; /* ... their end */
 };
 
 /* Notes rq q as reached by its CPU's share: the list has room for every rq on the
@@ -113,14 +113,14 @@ struct share_ctx {
  * virtual minute). */
 static inline void reach_add(struct share_ctx *x, int q)
 {
-	x->q[x->nq++] = q;
+	*x->qe++ = q;
 }
 
 /* Lists task k with a rate on the CPU: every task the share gives a rate is queued
  * there, and the list has room for all of them (sim_cpu_share_cpu), so no check. */
 static inline void run_add(struct share_ctx *x, int k)
 {
-	x->k[x->nk++] = k;
+	*x->ke++ = k;
 }
 
 /* What share_rq would do for q when neither its capacity nor anything below it
@@ -155,6 +155,99 @@ static void share_replay(struct share_ctx *x, int q)
 	for (k = st->rq[q].first_task; k >= 0; k = st->tk[k].next)
 		if (st->tk[k].want > 0 && st->tk[k].rate > 0)
 			run_add(x, k);
+}
+
+static void share_rq(struct share_ctx *x, int q, double cap, size_t top);
+
+/* The grants v[0..nc) of a runqueue's child groups, just water-filled (scratch
+ * from top free), go to their rqs and down their subtrees. The lists' ends are
+ * kept in locals while no call is made: the byte stores (a group's flags, a
+ * task's touched, an rq's chg) may alias any memory, so the compiler loaded
+ * the counts and arrays again after each of them. The branches follow the
+ * cases (a materialised "same grant" flag cost ~9 instructions a child). */
+static inline void share_back(struct share_ctx *x, const struct went *v, size_t nc, size_t top)
+{
+	struct cpu_state *st = x->st;
+	struct rq *rqs = st->rq;
+	struct cpu_task *tk = st->tk;
+	unsigned char *fl = st->g_flags;
+	int *ae = st->alloc_list + st->nalloc, *te = st->touched + st->ntouched;
+	int *qe = x->qe, *ke = x->ke;
+	const struct went *ve = v + nc;
+
+	for (; v < ve; v++) {
+		int id = v->id;
+		struct rq *r = &rqs[id];
+		double ga = v->a;
+		unsigned char ch = r->chg;
+		int t;
+
+		r->a = ga;
+		*qe++ = id;
+		if (ga == r->a_prev) {
+			if (ch == RQ_LEAF1) {
+				/* its task's rate, min(d, a), is as it was */
+				if (ga > 0)
+					*ke++ = r->first_task;
+				continue;
+			}
+			if (ch != RQ_CHG) {
+				x->qe = qe;
+				x->ke = ke;
+				share_replay(x, id);
+				qe = x->qe;
+				ke = x->ke;
+				continue;
+			}
+		} else {
+			/* cpu_mark_alloc */
+			if (!(fl[r->slot] & G_ALLOC)) {
+				fl[r->slot] |= G_ALLOC;
+				*ae++ = r->slot;
+			}
+			r->a_prev = ga;
+		}
+		/* its grant or something below it changed */
+		t = r->first_task;
+		if (ch == RQ_CHG && r->first_child < 0 && t >= 0 && tk[t].next < 0)
+			r->chg = ch = RQ_LEAF1;
+		if (ch == RQ_LEAF1) {
+			/* One task alone (the common leaf): what share_rq would give
+			 * it, min(demand, grant), without the call. Its demand is the
+			 * rq's d (0 + want), and while the rq was not summed and its
+			 * grant is the same, so is the rate (above): the task's line
+			 * is not read (it mostly left the cache since the last share). */
+			struct cpu_task *y = &tk[t];
+			double a = r->d < ga ? r->d : ga;
+			unsigned char tc;
+
+			if (a < 0)
+				a = 0;
+			/* cpu_rate_set, on the local end of the touched list */
+			tc = a != y->rate;
+			y->rate = tc ? a : y->rate;
+			*te = t;
+			te += tc & !y->touched;
+			y->touched |= tc;
+			/* min(d, ga) > 0: d > 0 (the rq was gathered) */
+			if (ga > 0)
+				*ke++ = t;
+			continue;
+		}
+		st->nalloc = (size_t)(ae - st->alloc_list);
+		st->ntouched = (size_t)(te - st->touched);
+		x->qe = qe;
+		x->ke = ke;
+		share_rq(x, id, ga, top);
+		ae = st->alloc_list + st->nalloc;
+		te = st->touched + st->ntouched;
+		qe = x->qe;
+		ke = x->ke;
+	}
+	st->nalloc = (size_t)(ae - st->alloc_list);
+	st->ntouched = (size_t)(te - st->touched);
+	x->qe = qe;
+	x->ke = ke;
 }
 
 /* Shares cap CPUs of one runqueue among its entities (wf, wk [top..) are free
@@ -199,42 +292,8 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 	if (n > 16)
 		qsort(key, n, sizeof(*key), wkey_cmp);
 	waterfill(cap, key, v, n);
-	for (i = 0; i < nc; i++) {
-		struct rq *r = &st->rq[v[i].id];
-		double ga = v[i].a;
-		int t = r->first_task;
-		unsigned char ch = r->chg;
-		bool same = ch != RQ_CHG && ga == r->a_prev;
-
-		r->a = ga;
-		reach_add(x, v[i].id);
-		if (ga != r->a_prev) {
-			cpu_mark_alloc(st, r->slot);
-			r->a_prev = ga;
-		}
-		if (ch == RQ_CHG && r->first_child < 0 && t >= 0 && st->tk[t].next < 0)
-			r->chg = ch = RQ_LEAF1;
-		if (ch == RQ_LEAF1) {
-			/* One task alone (the common leaf): what share_rq would give
-			 * it, min(demand, grant), without the call. Its demand is the
-			 * rq's d (0 + want), and while the rq was not summed and its
-			 * grant is the same, so is the rate: the task's line is not
-			 * read (it mostly left the cache since the last share). */
-			double a = r->d < ga ? r->d : ga;
-
-			if (a < 0)
-				a = 0;
-			if (!same)
-				cpu_rate_set(st, t, a);
-			if (a > 0)
-				run_add(x, t);
-		} else if (same) {
-			share_replay(x, v[i].id);
-		} else {
-			share_rq(x, v[i].id, ga, top + n);
-		}
-	}
-	for (; i < n; i++) {
+	share_back(x, v, nc, top + n);
+	for (i = nc; i < n; i++) {
 		cpu_rate_set(st, v[i].id, v[i].a);
 		if (v[i].a > 0)
 			run_add(x, v[i].id);
@@ -302,11 +361,11 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	st->coldr = cold;
 	if (st->cpu_root[c] >= 0 && run_reserve(st, r, st->cq[c].n) &&
 	    reach_reserve(st, rc, st->cpu_nrq[c])) {
-		struct share_ctx x = { st, rc->q, 0, r->k, 0 };
+		struct share_ctx x = { st, rc->q, rc->q, r->k, r->k };
 
 		share_rq(&x, st->cpu_root[c], 1.0, 0);
-		rc->n = x.nq;
-		r->n = x.nk;
+		rc->n = (size_t)(x.qe - x.q);
+		r->n = (size_t)(x.ke - x.k);
 	}
 	/* The tasks the last share gave a rate and this one did not lose it, if still
 	 * queued here (one that left lost its rate then, and may have its new CPU's
