@@ -79,9 +79,13 @@ struct rq {
 	int first_task;            /* runnable tasks queued here, ascending task index */
 	int parent;                /* the parent group's rq on this CPU while linked, else -1 */
 	int slot;                  /* its group's slot: cgroup id + 1, 0 the hierarchy-less root */
-	/* RQ_CHG (what rq_sum stores, true): summed since its CPU's last share
-	 * reached it, what it or a runqueue below it holds may have changed; else
-	 * RQ_LEAF1 when that share found it a lone-task leaf, 0 when not */
+	/* The low two bits (RQ_STATE): RQ_CHG (what rq_sum stores, true: the
+	 * rank 0) when summed since its CPU's last share reached it, what it or a
+	 * runqueue below it holds may have changed; else RQ_LEAF1 when that share
+	 * found it a lone-task leaf, RQ_RANKED when it water-filled its children
+	 * and noted their ranks, 0 when neither. The bits above (RQ_RANK_SHIFT):
+	 * its place in its parent's water-filling order, when the parent is
+	 * RQ_RANKED (cpu_share.c). */
 	unsigned char chg;
 	bool dirty;                /* load and d to be summed again */
 	bool up;                   /* d changed: the parent's sums must be redone */
@@ -99,8 +103,12 @@ struct rq {
 	double hwant, hval;        /* task of demand hwant queued here */
 };
 _Static_assert(sizeof(struct rq) == 128, "struct rq: two cache lines");
-#define RQ_CHG 1   /* rq.chg: summed since the share last reached it */
-#define RQ_LEAF1 2 /* rq.chg: not, and no child rq and one task then */
+#define RQ_CHG 1    /* rq.chg: summed since the share last reached it */
+#define RQ_LEAF1 2  /* rq.chg: not, and no child rq and one task then */
+#define RQ_RANKED 3 /* rq.chg: not, and its children's ranks noted then */
+#define RQ_STATE 3  /* rq.chg: the bits of the above */
+#define RQ_RANK_SHIFT 2
+#define RQ_RANK_MAX 64 /* the most entities whose ranks are noted */
 
 /* What the share reads and writes of one task (by index), together: a share visits
  * tasks scattered over the index range, and separate arrays cost a cache line each.
