@@ -97,53 +97,41 @@ static __attribute__((noinline)) void task_list(struct sim *s, struct cpu_state 
 }
 
 /* Adds the time task k ran since acc_since, at acc_rate on acc_cpu, rounded to whole
- * ns, to its pending time (task_pass hands it on); idle_ns loses it. Inlined in the
- * loop of sim_cpu_settle_touched (2 M calls a virtual minute on the hour's host: a
- * call's entry and exit were a third of its instructions), the listing out of line. */
-static inline __attribute__((always_inline)) void task_settle(struct sim *s, struct cpu_state *st,
-							      int k)
+ * ns, to its pending time (task_pass hands it on), and returns it: idle_ns loses it
+ * (the caller's, once for a batch: sums of integers, the same in any order).
+ * Inlined in the settling loops (2 M calls a virtual minute on the hour's host: a
+ * call's entry and exit were a third of their instructions), the listing out of
+ * line. */
+static inline __attribute__((always_inline)) int64_t task_accrue(struct sim *s,
+								 struct cpu_state *st, int k,
+								 sim_time now)
 {
 	struct cpu_task *x = &st->tk[k];
-	sim_time dt = s->now - x->acc_since;
+	sim_time dt = now - x->acc_since;
 	int64_t ns;
 
-	x->acc_since = s->now;
+	x->acc_since = now;
 	if (dt <= 0 || x->acc_rate <= 0 || x->dead)
-		return;
+		return 0;
 	ns = (int64_t)(x->acc_rate * (double)dt + 0.5);
 	if (ns <= 0)
-		return;
-	s->idle_ns -= ns;
+		return 0;
 	x->pend += ns;
 	if (!x->plisted)
 		task_list(s, st, k);
+	return ns;
 }
 
-/* Task k's rate and CPU are final for this recompute: if either changed, it settles
- * the time it ran at the old ones; from now on it accrues at the new. */
-static inline __attribute__((always_inline)) void touched_settle(struct sim *s,
-								 struct cpu_state *st, int k)
+static inline __attribute__((always_inline)) void task_settle(struct sim *s, struct cpu_state *st,
+							      int k)
 {
-	struct cpu_task *x = &st->tk[k];
-
-	x->touched = 0;
-	if (x->rate != x->acc_rate || (x->rate > 0 && x->cpu != x->acc_cpu)) {
-		task_settle(s, st, k);
-		if (x->cpu != x->acc_cpu && x->pend)
-			task_pass(s, st, k); /* charged on the CPU it ran on */
-		x->acc_rate = x->rate;
-		x->acc_cpu = x->cpu;
-	}
+	s->idle_ns -= task_accrue(s, st, k, s->now);
 }
 
 /* The end of a recompute: each task whose rate or CPU changed settles. */
 void sim_cpu_settle_touched(struct sim *s, struct cpu_state *st)
 {
-	size_t i;
-
-	for (i = 0; i < st->ntouched; i++)
-		touched_settle(s, st, st->touched[i]);
-	st->ntouched = 0;
+	sim_cpu_settle_shared(s, st, 0);
 }
 
 /* After some CPUs' shares: the tasks they touched (those listed from entry n0 on,
@@ -154,14 +142,35 @@ void sim_cpu_settle_touched(struct sim *s, struct cpu_state *st)
  * the hour's first virtual minute). The tasks listed before the shares (rates
  * taken by a dequeue) wait for the end: their CPU's share may give one back, and
  * a task that comes back to the rate and CPU it accrues at must not settle (its
- * stretch would be rounded in two). */
+ * stretch would be rounded in two).
+ *
+ * Each task's rate and CPU are final: if either changed, it settles the time it
+ * ran at the old ones, and from now on accrues at the new. The list, the instant
+ * and the idle time lost are locals: the stores to a task's line (int64_t, a
+ * byte) may alias the list's length and s->now, which were loaded again at each
+ * task. */
 void sim_cpu_settle_shared(struct sim *s, struct cpu_state *st, size_t n0)
 {
-	size_t i;
+	const int *l = st->touched + n0, *e = st->touched + st->ntouched;
+	sim_time now = s->now;
+	int64_t ran = 0;
 
-	for (i = n0; i < st->ntouched; i++)
-		touched_settle(s, st, st->touched[i]);
+	for (; l < e; l++) {
+		int k = *l;
+		struct cpu_task *x = &st->tk[k];
+
+		x->touched = 0;
+		if (x->rate != x->acc_rate || (x->rate > 0 && x->cpu != x->acc_cpu)) {
+			ran += task_accrue(s, st, k, now);
+			x = &st->tk[k];
+			if (x->cpu != x->acc_cpu && x->pend)
+				task_pass(s, st, k); /* charged on the CPU it ran on */
+			x->acc_rate = x->rate;
+			x->acc_cpu = x->cpu;
+		}
+	}
 	st->ntouched = n0;
+	s->idle_ns -= ran;
 }
 
 void sim_cpu_task_exited(struct sim *s, struct sim_task *t)
