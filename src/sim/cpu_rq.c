@@ -832,7 +832,6 @@ int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 
 			idx = wi * 64 + 63 - __builtin_clzll(st->gdirty[wi]);
 			st->gdirty[wi] &= ~(1ull << (idx % 64));
-			st->g_flags[idx] &= (unsigned char)~G_DIRTY;
 			err = group_redo(s, st, idx, &pk);
 			pmark_flush(st, &pk);
 			if (err < 0)

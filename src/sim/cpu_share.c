@@ -206,8 +206,10 @@ static inline __attribute__((always_inline)) void share_back(struct share_ctx *x
 			}
 		} else {
 			/* cpu_mark_alloc */
-			if (!(fl[r->slot] & G_ALLOC)) {
-				fl[r->slot] |= G_ALLOC;
+			unsigned char f = fl[r->slot];
+
+			if (!(f & (G_ALLOC | G_RWAIT))) {
+				fl[r->slot] = f | G_ALLOC;
 				*ae++ = r->slot;
 			}
 			r->a_prev = ga;
@@ -494,10 +496,10 @@ static double grants_sum(const struct cpu_state *st, int idx)
  * model (which acts on its grants per CPU) hands them to its tick state at once;
  * its sum waits too, which spares the write of the group's alloc line (0.36 M D1
  * misses in the hour's first virtual minute) and a second walk of its rqs. */
-static inline void rate_stale(struct cpu_state *st, int idx)
+static inline void rate_stale(struct cpu_state *st, int idx, unsigned char wait)
 {
 	if (!(st->g_flags[idx] & G_RATE)) {
-		st->g_flags[idx] |= G_RATE;
+		st->g_flags[idx] |= G_RATE | wait;
 		st->rstale[st->nrstale++] = idx;
 	}
 }
@@ -510,7 +512,7 @@ void sim_cpu_alloc_sum(struct sim *s, struct cpu_state *st, struct sim_cg *cg, b
 	if (cg->brq)
 		sim_cpu_tick_rates(s, st, cg, all);
 	if (cg->brq || !(cg->quota_ns > 0)) {
-		rate_stale(st, idx);
+		rate_stale(st, idx, cg->brq ? 0 : G_RWAIT);
 		return;
 	}
 	a = grants_sum(st, idx);
@@ -543,7 +545,7 @@ void sim_cpu_alloc_list(struct sim *s, struct cpu_state *st)
 		}
 		if (idx && !(f & G_RATE)) {
 			/* neither the group's pointer nor its struct read */
-			f |= G_RATE;
+			f |= G_RATE | G_RWAIT;
 			rs[nrs++] = idx;
 		}
 		fl[idx] = f;
@@ -561,7 +563,7 @@ void sim_cpu_rates_fresh(struct sim *s)
 		int idx = st->rstale[i];
 		struct sim_cg *cg = s->cgs[idx - 1];
 
-		st->g_flags[idx] &= (unsigned char)~G_RATE;
+		st->g_flags[idx] &= (unsigned char)~(G_RATE | G_RWAIT);
 		/* what sim_cpu_bw_rate did for a group without a quota or tick state */
 		cg->alloc = grants_sum(st, idx);
 		cg->rate = cg->alloc;
