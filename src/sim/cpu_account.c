@@ -85,8 +85,9 @@ static void task_pass(struct sim *s, struct cpu_state *st, int k)
 	}
 }
 
-/* Lists task k as having pending time (once between two sim_cpu_settle). */
-static __attribute__((noinline)) void task_list(struct sim *s, struct cpu_state *st, int k)
+/* Lists task k as having pending time (once between two sim_cpu_settle): out of
+ * line, the settling's inlines call it once per task between two. */
+__attribute__((noinline)) void sim_cpu_task_list(struct sim *s, struct cpu_state *st, int k)
 {
 	if (sim_cpu_grow((void **)&st->pk, &st->cpk, st->npk + 1, sizeof(*st->pk)) < 0) {
 		task_pass(s, st, k); /* no room to wait: now */
@@ -96,36 +97,15 @@ static __attribute__((noinline)) void task_list(struct sim *s, struct cpu_state 
 	}
 }
 
-/* Adds the time task k ran since acc_since, at acc_rate on acc_cpu, rounded to whole
- * ns, to its pending time (task_pass hands it on), and returns it: idle_ns loses it
- * (the caller's, once for a batch: sums of integers, the same in any order).
- * Inlined in the settling loops (2 M calls a virtual minute on the hour's host: a
- * call's entry and exit were a third of their instructions), the listing out of
- * line. */
-static inline __attribute__((always_inline)) int64_t task_accrue(struct sim *s,
-								 struct cpu_state *st, int k,
-								 sim_time now)
+void sim_cpu_task_pass(struct sim *s, struct cpu_state *st, int k)
 {
-	struct cpu_task *x = &st->tk[k];
-	sim_time dt = now - x->acc_since;
-	int64_t ns;
-
-	x->acc_since = now;
-	if (dt <= 0 || x->acc_rate <= 0 || x->dead)
-		return 0;
-	ns = (int64_t)(x->acc_rate * (double)dt + 0.5);
-	if (ns <= 0)
-		return 0;
-	x->pend += ns;
-	if (!x->plisted)
-		task_list(s, st, k);
-	return ns;
+	task_pass(s, st, k);
 }
 
 static inline __attribute__((always_inline)) void task_settle(struct sim *s, struct cpu_state *st,
 							      int k)
 {
-	s->idle_ns -= task_accrue(s, st, k, s->now);
+	s->idle_ns -= cpu_task_accrue(s, st, k, s->now);
 }
 
 /* The end of a recompute: each task whose rate or CPU changed settles. */
@@ -144,11 +124,9 @@ void sim_cpu_settle_touched(struct sim *s, struct cpu_state *st)
  * a task that comes back to the rate and CPU it accrues at must not settle (its
  * stretch would be rounded in two).
  *
- * Each task's rate and CPU are final: if either changed, it settles the time it
- * ran at the old ones, and from now on accrues at the new. The list, the instant
- * and the idle time lost are locals: the stores to a task's line (int64_t, a
- * byte) may alias the list's length and s->now, which were loaded again at each
- * task. */
+ * The list, the instant and the idle time lost are locals: the stores to a
+ * task's line (int64_t, a byte) may alias the list's length and s->now, which
+ * were loaded again at each task. */
 void sim_cpu_settle_shared(struct sim *s, struct cpu_state *st, size_t n0)
 {
 	const int *l = st->touched + n0, *e = st->touched + st->ntouched;
@@ -156,18 +134,8 @@ void sim_cpu_settle_shared(struct sim *s, struct cpu_state *st, size_t n0)
 	int64_t ran = 0;
 
 	for (; l < e; l++) {
-		int k = *l;
-		struct cpu_task *x = &st->tk[k];
-
-		x->touched = 0;
-		if (x->rate != x->acc_rate || (x->rate > 0 && x->cpu != x->acc_cpu)) {
-			ran += task_accrue(s, st, k, now);
-			x = &st->tk[k];
-			if (x->cpu != x->acc_cpu && x->pend)
-				task_pass(s, st, k); /* charged on the CPU it ran on */
-			x->acc_rate = x->rate;
-			x->acc_cpu = x->cpu;
-		}
+		st->tk[*l].touched = 0;
+		ran += cpu_task_settle(s, st, *l, now);
 	}
 	st->ntouched = n0;
 	s->idle_ns -= ran;

@@ -413,9 +413,10 @@ static inline void cpu_mark_alloc(struct cpu_state *st, int slot)
 	}
 }
 
-/* Every write of a task's rate goes through here: the tasks whose rate changed are
- * listed, and once the shares are done those whose rate or CPU really changed have
- * their time settled (sim_cpu_settle_touched). Without a branch on whether the
+/* Every write of a task's rate goes through here (but the share's lone tasks,
+ * which settle at once: cpu_share.c): the tasks whose rate changed are listed, and
+ * once the shares are done those whose rate or CPU really changed have their time
+ * settled (sim_cpu_settle_touched). Without a branch on whether the
  * rate changed: on a busy host that goes either way about as often, and the
  * mispredicted branch cost more than the stores (the list has room for every task,
  * so the slot past its end is free to write). */
@@ -543,6 +544,59 @@ void sim_cpu_alloc_tree(struct sim *s, struct cpu_state *st, struct sim_cg *cg);
 void sim_cpu_alloc_list(struct sim *s, struct cpu_state *st);
 
 /* cpu_account.c */
+/* Lists task k as having time pending in tk.pend (sim_cpu_settle passes it on). */
+void sim_cpu_task_list(struct sim *s, struct cpu_state *st, int k);
+/* Passes the time task k settled (tk.pend) to its task now. */
+void sim_cpu_task_pass(struct sim *s, struct cpu_state *st, int k);
+
+/* Adds the time task k ran since acc_since, at acc_rate on acc_cpu, rounded to whole
+ * ns, to its pending time (sim_cpu_settle passes it on), and returns it: idle_ns
+ * loses it (the caller's, once for a batch: sums of integers, the same in any
+ * order). Inlined in the settling loops (2 M calls a virtual minute on the hour's
+ * host: a call's entry and exit were a third of their instructions), the listing
+ * out of line. */
+static inline __attribute__((always_inline)) int64_t cpu_task_accrue(struct sim *s,
+								     struct cpu_state *st, int k,
+								     sim_time now)
+{
+	struct cpu_task *x = &st->tk[k];
+	sim_time dt = now - x->acc_since;
+	int64_t ns;
+
+	x->acc_since = now;
+	if (dt <= 0 || x->acc_rate <= 0 || x->dead)
+		return 0;
+	ns = (int64_t)(x->acc_rate * (double)dt + 0.5);
+	if (ns <= 0)
+		return 0;
+	x->pend += ns;
+	if (!x->plisted)
+		sim_cpu_task_list(s, st, k);
+	return ns;
+}
+
+/* Task k's rate and CPU are final for this recompute (once the shares begin, a
+ * task's rate is written only by its CPU's share): if either changed, it settles
+ * the time it ran at the old ones and from now on accrues at the new. Returns the
+ * ns settled, which idle_ns loses (the caller's). */
+static inline __attribute__((always_inline)) int64_t cpu_task_settle(struct sim *s,
+								     struct cpu_state *st, int k,
+								     sim_time now)
+{
+	struct cpu_task *x = &st->tk[k];
+	int64_t ns = 0;
+
+	if (x->rate != x->acc_rate || (x->rate > 0 && x->cpu != x->acc_cpu)) {
+		ns = cpu_task_accrue(s, st, k, now);
+		x = &st->tk[k];
+		if (x->cpu != x->acc_cpu && x->pend)
+			sim_cpu_task_pass(s, st, k); /* charged on the CPU it ran on */
+		x->acc_rate = x->rate;
+		x->acc_cpu = x->cpu;
+	}
+	return ns;
+}
+
 /* The end of a recompute: the tasks whose rate or CPU changed settle their time. */
 void sim_cpu_settle_touched(struct sim *s, struct cpu_state *st);
 /* After some CPUs' shares: those they touched, listed from entry n0 on. */

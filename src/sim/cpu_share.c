@@ -108,6 +108,9 @@ struct share_ctx {
 	int *qe; /* ... their end */
 	int *k;  /* its tasks with a rate: room for all its queued tasks */
 	int *ke; /* ... their end */
+	struct sim *s;
+	sim_time now;
+	int64_t ran; /* ns the tasks it settled ran, which idle_ns loses */
 };
 
 /* Notes rq q as reached by its CPU's share: the list has room for every rq on the
@@ -229,16 +232,19 @@ static inline __attribute__((always_inline)) void share_back(struct share_ctx *x
 			 * is not read (it mostly left the cache since the last share). */
 			struct cpu_task *y = &tk[t];
 			double a = r->d < ga ? r->d : ga;
-			unsigned char tc;
 
 			if (a < 0)
 				a = 0;
-			/* cpu_rate_set, on the local end of the touched list */
-			tc = a != y->rate;
-			y->rate = tc ? a : y->rate;
-			*te = t;
-			te += tc & !y->touched;
-			y->touched |= tc;
+			/* cpu_rate_set, and the task settles at once, its line in
+			 * the cache (its rate is final: sim_cpu_settle_shared), not
+			 * through the touched list; unless it is listed there already
+			 * (its rate was taken before the shares), when it settles at
+			 * the recompute's end */
+			if (a != y->rate) {
+				y->rate = a;
+				if (!y->touched)
+					x->ran += cpu_task_settle(x->s, st, t, x->now);
+			}
 			/* min(d, ga) > 0: d > 0 (the rq was gathered) */
 			if (ga > 0)
 				*ke++ = t;
@@ -423,9 +429,10 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	st->coldr = cold;
 	if (st->cpu_root[c] >= 0 && run_reserve(st, r, st->cq[c].n) &&
 	    reach_reserve(st, rc, st->cpu_nrq[c])) {
-		struct share_ctx x = { st, rc->q, rc->q, r->k, r->k };
+		struct share_ctx x = { st, rc->q, rc->q, r->k, r->k, s, s->now, 0 };
 
 		share_rq(&x, st->cpu_root[c], 1.0, 0);
+		s->idle_ns -= x.ran;
 		rc->n = (size_t)(x.qe - x.q);
 		r->n = (size_t)(x.ke - x.k);
 	}
