@@ -105,7 +105,7 @@ void sim_cpu_task_pass(struct sim *s, struct cpu_state *st, int k)
 static inline __attribute__((always_inline)) void task_settle(struct sim *s, struct cpu_state *st,
 							      int k)
 {
-	s->idle_ns -= cpu_task_accrue(s, st, k, s->now);
+	s->idle_ns -= cpu_task_accrue(s, st, &st->tk[k], k, s->now);
 }
 
 /* The end of a recompute: each task whose rate or CPU changed settles. */
@@ -134,8 +134,10 @@ void sim_cpu_settle_shared(struct sim *s, struct cpu_state *st, size_t n0)
 	int64_t ran = 0;
 
 	for (; l < e; l++) {
-		st->tk[*l].touched = 0;
-		ran += cpu_task_settle(s, st, *l, now);
+		struct cpu_task *x = &st->tk[*l];
+
+		x->touched = 0;
+		ran += cpu_task_settle(s, st, x, *l, now);
 	}
 	st->ntouched = n0;
 	s->idle_ns -= ran;

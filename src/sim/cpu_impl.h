@@ -549,17 +549,17 @@ void sim_cpu_task_list(struct sim *s, struct cpu_state *st, int k);
 /* Passes the time task k settled (tk.pend) to its task now. */
 void sim_cpu_task_pass(struct sim *s, struct cpu_state *st, int k);
 
-/* Adds the time task k ran since acc_since, at acc_rate on acc_cpu, rounded to whole
+/* Adds the time task k (x) ran since acc_since, at acc_rate on acc_cpu, rounded to whole
  * ns, to its pending time (sim_cpu_settle passes it on), and returns it: idle_ns
  * loses it (the caller's, once for a batch: sums of integers, the same in any
  * order). Inlined in the settling loops (2 M calls a virtual minute on the hour's
  * host: a call's entry and exit were a third of their instructions), the listing
  * out of line. */
 static inline __attribute__((always_inline)) int64_t cpu_task_accrue(struct sim *s,
-								     struct cpu_state *st, int k,
+								     struct cpu_state *st,
+								     struct cpu_task *x, int k,
 								     sim_time now)
 {
-	struct cpu_task *x = &st->tk[k];
 	sim_time dt = now - x->acc_since;
 	int64_t ns;
 
@@ -575,20 +575,19 @@ static inline __attribute__((always_inline)) int64_t cpu_task_accrue(struct sim 
 	return ns;
 }
 
-/* Task k's rate and CPU are final for this recompute (once the shares begin, a
+/* Task k's (x's) rate and CPU are final for this recompute (once the shares begin, a
  * task's rate is written only by its CPU's share): if either changed, it settles
  * the time it ran at the old ones and from now on accrues at the new. Returns the
  * ns settled, which idle_ns loses (the caller's). */
 static inline __attribute__((always_inline)) int64_t cpu_task_settle(struct sim *s,
-								     struct cpu_state *st, int k,
+								     struct cpu_state *st,
+								     struct cpu_task *x, int k,
 								     sim_time now)
 {
-	struct cpu_task *x = &st->tk[k];
 	int64_t ns = 0;
 
 	if (x->rate != x->acc_rate || (x->rate > 0 && x->cpu != x->acc_cpu)) {
-		ns = cpu_task_accrue(s, st, k, now);
-		x = &st->tk[k];
+		ns = cpu_task_accrue(s, st, x, k, now);
 		if (x->cpu != x->acc_cpu && x->pend)
 			sim_cpu_task_pass(s, st, k); /* charged on the CPU it ran on */
 		x->acc_rate = x->rate;

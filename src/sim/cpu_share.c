@@ -230,10 +230,11 @@ static inline __attribute__((always_inline)) void share_back(struct share_ctx *x
 			 * grant is the same, so is the rate (above): the task's line
 			 * is not read (it mostly left the cache since the last share). */
 			struct cpu_task *y = &tk[t];
+			/* not below 0, which share_rq's clamp was for: d > 0 (the
+			 * rq was gathered), and no grant is (a weight is at least
+			 * MIN_SHARES, a capacity at least 0) */
 			double a = r->d < ga ? r->d : ga;
 
-			if (a < 0)
-				a = 0;
 			/* cpu_rate_set, and the task settles at once, its line in
 			 * the cache (its rate is final: sim_cpu_settle_shared), not
 			 * through the touched list; unless it is listed there already
@@ -242,7 +243,7 @@ static inline __attribute__((always_inline)) void share_back(struct share_ctx *x
 			if (a != y->rate) {
 				y->rate = a;
 				if (!y->touched)
-					x->ran += cpu_task_settle(x->s, st, t, x->now);
+					x->ran += cpu_task_settle(x->s, st, y, t, x->now);
 			}
 			/* min(d, ga) > 0: d > 0 (the rq was gathered) */
 			if (ga > 0)
