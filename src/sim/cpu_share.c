@@ -365,8 +365,11 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 /* The lengths of the common head and tail of a[0..na) and b[0..nb), which do not
  * overlap in the shorter (the head na when a is all of b's head). Mostly a share
  * lists what the last did, which memcmp tells with a few instructions per 16
- * entries; else a task or group that came or went made its rqs differ. */
-static size_t same_ends(const int *a, size_t na, const int *b, size_t nb, size_t *tail)
+ * entries; else a task or group that came or went made its rqs differ. Inlined
+ * in its one caller's two places: as a call, the caller's values kept across it
+ * went to the stack and back. */
+static inline __attribute__((always_inline)) size_t same_ends(const int *a, size_t na, const int *b,
+							      size_t nb, size_t *tail)
 {
 	size_t h = 0, t = 0, m = na < nb ? na : nb;
 
