@@ -104,82 +104,77 @@ static bool reach_reserve(struct cpu_state *st, struct cpu_reach *rc, size_t n)
 /* One CPU's share: what every step of it reads and fills, looked up once. */
 struct share_ctx {
 	struct cpu_state *st;
-	int *q; /* the CPU's reached rqs (its cpu_reach's array, sized for all) */
-	int *qe; /* ... their end */
-	int *k;  /* its tasks with a rate: room for all its queued tasks */
-	int *ke; /* ... their end */
 	struct sim *s;
 	sim_time now;
 	int64_t ran; /* ns the tasks it settled ran, which idle_ns loses */
 };
 
-/* Notes rq q as reached by its CPU's share: the list has room for every rq on the
- * CPU (sim_cpu_share_cpu), which bounds the rqs a share reaches, so no check (one
- * at each rq reached was 21 M of the shares' instructions in the hour's first
- * virtual minute). */
-static inline void reach_add(struct share_ctx *x, int q)
-{
-	*x->qe++ = q;
-}
-
-/* Lists task k with a rate on the CPU: every task the share gives a rate is queued
- * there, and the list has room for all of them (sim_cpu_share_cpu), so no check. */
-static inline void run_add(struct share_ctx *x, int k)
-{
-	*x->ke++ = k;
-}
+/* The ends of the CPU's lists the share fills, passed down and returned back (in
+ * two registers, not through memory at each call): the rqs it reached (its
+ * cpu_reach's array) and the tasks it gave a rate (its cpu_run's). Each has room
+ * for all (the CPU's rqs, its queued tasks: sim_cpu_share_cpu), so no appending
+ * checks (one at each rq reached was 21 M of the shares' instructions in the
+ * hour's first virtual minute). */
+struct ends {
+	int *q, *k;
+};
 
 /* What share_rq would do for q when neither its capacity nor anything below it
  * changed since the share that last reached it (q not chg): every grant and rate
  * comes out as it is, so only the lists are made again, in share_rq's order (child
  * groups by descending id, each followed by its subtree, then the tasks). */
-static void share_replay(struct share_ctx *x, int q)
+static struct ends share_replay(struct share_ctx *x, const struct rq *q, struct ends e)
 {
 	struct cpu_state *st = x->st;
+	struct rq *rqs = st->rq;
 	int c, k;
 
 	/* q is 0 or RQ_RANKED, which it stays, with its rank */
-	for (c = st->rq[q].first_child; c >= 0; c = st->rq[c].next_sib) {
-		struct rq *r = &st->rq[c];
+	for (c = q->first_child; c >= 0; c = rqs[c].next_sib) {
+		struct rq *r = &rqs[c];
 		int t = r->first_task;
 
 		if (!(r->d > 0))
 			continue;
 		r->a = r->a_prev;
-		reach_add(x, c);
+		*e.q++ = c;
 		if ((r->chg & RQ_STATE) == RQ_LEAF1) {
 			/* its task's rate, min(d, a), is above 0 when the grant is */
 			if (r->a > 0)
-				run_add(x, t);
+				*e.k++ = t;
 		} else if (r->first_child < 0 && t >= 0 && st->tk[t].next < 0) {
 			if (st->tk[t].rate > 0)
-				run_add(x, t);
+				*e.k++ = t;
 		} else {
-			share_replay(x, c);
+			e = share_replay(x, r, e);
 		}
 	}
-	for (k = st->rq[q].first_task; k >= 0; k = st->tk[k].next)
+	for (k = q->first_task; k >= 0; k = st->tk[k].next)
 		if (st->tk[k].want > 0 && st->tk[k].rate > 0)
-			run_add(x, k);
+			*e.k++ = k;
+	return e;
 }
 
-static void share_rq(struct share_ctx *x, int q, double cap, size_t top);
+static struct ends share_rq(struct share_ctx *x, struct rq *p, double cap, struct went *v,
+			    struct wkey *key, struct ends e);
+static struct ends share_ranked(struct share_ctx *x, const struct rq *p, double cap, struct went *v,
+				struct wkey *key, struct ends e);
 
 /* The grants v[0..nc) of a runqueue's child groups, just water-filled (scratch
- * from top free), go to their rqs and down their subtrees. The lists' ends are
- * kept in locals while no call is made: the byte stores (a group's flags, an
- * rq's chg) may alias any memory, so the compiler loaded the counts and arrays
- * again after each of them. The branches follow the cases (a materialised "same
- * grant" flag cost ~9 instructions a child). */
-static inline __attribute__((always_inline)) void share_back(struct share_ctx *x,
-							     const struct went *v, size_t nc,
-							     size_t top)
+ * from vf and kf free), go to their rqs and down their subtrees. The lists' ends
+ * are values, not fields behind x: the byte stores (a group's flags, an rq's chg)
+ * may alias any memory, so the compiler loaded them again after each. The
+ * branches follow the cases (a materialised "same grant" flag cost ~9
+ * instructions a child). */
+static inline __attribute__((always_inline)) struct ends share_back(struct share_ctx *x,
+								    const struct went *v, size_t nc,
+								    struct went *vf,
+								    struct wkey *kf, struct ends e)
 {
 	struct cpu_state *st = x->st;
 	struct rq *rqs = st->rq;
 	struct cpu_task *tk = st->tk;
 	unsigned char *fl = st->g_flags;
-	int *qe = x->qe, *ke = x->ke;
 	const struct went *ve = v + nc;
 
 	for (; v < ve; v++) {
@@ -190,20 +185,16 @@ static inline __attribute__((always_inline)) void share_back(struct share_ctx *x
 		int t;
 
 		r->a = ga;
-		*qe++ = id;
+		*e.q++ = id;
 		if (ga == r->a_prev) {
 			if (ch == RQ_LEAF1) {
 				/* its task's rate, min(d, a), is as it was */
 				if (ga > 0)
-					*ke++ = r->first_task;
+					*e.k++ = r->first_task;
 				continue;
 			}
 			if (ch != RQ_CHG) {
-				x->qe = qe;
-				x->ke = ke;
-				share_replay(x, id);
-				qe = x->qe;
-				ke = x->ke;
+				e = share_replay(x, r, e);
 				continue;
 			}
 		} else {
@@ -247,17 +238,15 @@ static inline __attribute__((always_inline)) void share_back(struct share_ctx *x
 			}
 			/* min(d, ga) > 0: d > 0 (the rq was gathered) */
 			if (ga > 0)
-				*ke++ = t;
+				*e.k++ = t;
 			continue;
 		}
-		x->qe = qe;
-		x->ke = ke;
-		share_rq(x, id, ga, top);
-		qe = x->qe;
-		ke = x->ke;
+		if (ch == RQ_RANKED)
+			e = share_ranked(x, r, ga, vf, kf, e);
+		else
+			e = share_rq(x, r, ga, vf, kf, e);
 	}
-	x->qe = qe;
-	x->ke = ke;
+	return e;
 }
 
 /* A runqueue RQ_RANKED at its last share, not summed since: its children and
@@ -288,27 +277,33 @@ static inline size_t gather_ranked(const struct cpu_state *st, const struct rq *
 	return n;
 }
 
-/* Shares cap CPUs of one runqueue among its entities (wf, wk [top..) are free
- * scratch); each group entity's grant is noted in its rq, which joins its CPU's
- * reached list. */
-static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
+/* share_rq for a runqueue RQ_RANKED (gather_ranked), which it stays, its
+ * children's ranks as they are: its own function, called by the write-back
+ * for what the state it read says (share_rq is never called for one; a CPU's
+ * root is never RQ_RANKED). */
+static struct ends share_ranked(struct share_ctx *x, const struct rq *p, double cap, struct went *v,
+				struct wkey *key, struct ends e)
+{
+	size_t n = gather_ranked(x->st, p, key, v);
+
+	if (n) {
+		waterfill(cap, key, v, n);
+		e = share_back(x, v, n, v + n, key + n, e);
+	}
+	return e;
+}
+
+/* Shares cap CPUs of runqueue p among its entities (v and key: the free part of
+ * the scratch, st->wf and st->wk); each group entity's grant is noted in its rq,
+ * which joins its CPU's reached list. */
+static struct ends share_rq(struct share_ctx *x, struct rq *p, double cap, struct went *v,
+			    struct wkey *key, struct ends e)
 {
 	struct cpu_state *st = x->st;
-	struct rq *p = &st->rq[q];
-	struct went *v = st->wf + top;
-	struct wkey *key = st->wk + top, y;
+	struct wkey y;
 	size_t n = 0, nc, i;
 	int c, k;
 
-	if ((p->chg & RQ_STATE) == RQ_RANKED) {
-		/* it stays RQ_RANKED, its children's ranks as they are */
-		n = gather_ranked(st, p, key, v);
-		if (n) {
-			waterfill(cap, key, v, n);
-			share_back(x, v, n, top + n);
-		}
-		return;
-	}
 	for (c = p->first_child; c >= 0; c = st->rq[c].next_sib) {
 		const struct rq *r = &st->rq[c];
 
@@ -337,11 +332,11 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 	if (n > 16)
 		qsort(key, n, sizeof(*key), wkey_cmp);
 	/* The children's ranks noted for the next share, when it may find it
-	 * unsummed: not at a CPU's root (top 0), which every share of the CPU
+	 * unsummed: not at a CPU's root (no parent), which every share of the CPU
 	 * finds summed (what makes a CPU be shared again sums an rq, and every
 	 * sum marks the rqs up to the root). Its own rank, in its parent's
 	 * order, stays. */
-	if (top && n == nc && n <= RQ_RANK_MAX) {
+	if (p->parent >= 0 && n == nc && n <= RQ_RANK_MAX) {
 		for (i = 0; i < n; i++) {
 			struct rq *r = &st->rq[v[key[i].i].id];
 
@@ -352,14 +347,15 @@ static void share_rq(struct share_ctx *x, int q, double cap, size_t top)
 		p->chg &= (unsigned char)~RQ_STATE;
 	}
 	if (!n)
-		return;
+		return e;
 	waterfill(cap, key, v, n);
-	share_back(x, v, nc, top + n);
+	e = share_back(x, v, nc, v + n, key + n, e);
 	for (i = nc; i < n; i++) {
 		cpu_rate_set(st, v[i].id, v[i].a);
 		if (v[i].a > 0)
-			run_add(x, v[i].id);
+			*e.k++ = v[i].id;
 	}
+	return e;
 }
 
 /* The lengths of the common head and tail of a[0..na) and b[0..nb), which do not
@@ -426,12 +422,13 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	st->coldr = cold;
 	if (st->cpu_root[c] >= 0 && run_reserve(st, r, st->cq[c].n) &&
 	    reach_reserve(st, rc, st->cpu_nrq[c])) {
-		struct share_ctx x = { st, rc->q, rc->q, r->k, r->k, s, s->now, 0 };
+		struct share_ctx x = { st, s, s->now, 0 };
+		struct ends e = { rc->q, r->k };
 
-		share_rq(&x, st->cpu_root[c], 1.0, 0);
+		e = share_rq(&x, &st->rq[st->cpu_root[c]], 1.0, st->wf, st->wk, e);
 		s->idle_ns -= x.ran;
-		rc->n = (size_t)(x.qe - x.q);
-		r->n = (size_t)(x.ke - x.k);
+		rc->n = (size_t)(e.q - rc->q);
+		r->n = (size_t)(e.k - r->k);
 	}
 	/* The tasks the last share gave a rate and this one did not lose it, if still
 	 * queued here (one that left lost its rate then, and may have its new CPU's
