@@ -129,18 +129,20 @@ static struct ends share_replay(struct share_ctx *x, const struct rq *q, struct 
 	struct rq *rqs = st->rq;
 	int c, k;
 
-	/* q is 0 or RQ_RANKED, which it stays, with its rank */
+	/* q is 0 or RQ_RANKED, which it stays, with its rank. Each rq's grant is
+	 * its a_prev already: every share of a CPU leaves the two equal on each
+	 * of its rqs (sim_cpu_share_cpu), nothing else writes them, and a new rq
+	 * has both 0. */
 	for (c = q->first_child; c >= 0; c = rqs[c].next_sib) {
 		struct rq *r = &rqs[c];
 		int t = r->first_task;
 
 		if (!(r->d > 0))
 			continue;
-		r->a = r->a_prev;
 		*e.q++ = c;
 		if ((r->chg & RQ_STATE) == RQ_LEAF1) {
 			/* its task's rate, min(d, a), is above 0 when the grant is */
-			if (r->a > 0)
+			if (r->a_prev > 0)
 				*e.k++ = t;
 		} else if (r->first_child < 0 && t >= 0 && st->tk[t].next < 0) {
 			if (st->tk[t].rate > 0)
@@ -159,6 +161,34 @@ static struct ends share_rq(struct share_ctx *x, struct rq *p, double cap, struc
 			    struct wkey *key, struct ends e);
 static struct ends share_ranked(struct share_ctx *x, const struct rq *p, double cap, struct went *v,
 				struct wkey *key, struct ends e);
+
+/* One task alone (the common leaf) whose grant ga changed or whose rq was summed:
+ * what share_rq would give it, min(demand, grant), without the call. Its demand
+ * is the rq's d (0 + want); while the rq is not summed and its grant the same, so
+ * is the rate (share_back lists it without reading the task's line, which mostly
+ * left the cache since the last share). Returns the task list's end. */
+static inline __attribute__((always_inline)) int *leaf1_set(struct share_ctx *x, const struct rq *r,
+							    struct cpu_task *y, int t, double ga,
+							    int *ke)
+{
+	/* not below 0, which share_rq's clamp was for: d > 0 (the rq was gathered),
+	 * and no grant is (a weight is at least MIN_SHARES, a capacity at least 0) */
+	double a = r->d < ga ? r->d : ga;
+
+	/* cpu_rate_set, and the task settles at once, its line in the cache (its
+	 * rate is final: sim_cpu_settle_shared), not through the touched list;
+	 * unless it is listed there already (its rate was taken before the
+	 * shares), when it settles at the recompute's end */
+	if (a != y->rate) {
+		y->rate = a;
+		if (!y->touched)
+			x->ran += cpu_task_settle(x->s, x->st, y, t, x->now);
+	}
+	/* min(d, ga) > 0: d > 0 */
+	if (ga > 0)
+		*ke++ = t;
+	return ke;
+}
 
 /* The grants v[0..nc) of a runqueue's child groups, just water-filled (scratch
  * from vf and kf free), go to their rqs and down their subtrees. The lists' ends
@@ -184,9 +214,9 @@ static inline __attribute__((always_inline)) struct ends share_back(struct share
 		unsigned char ch = r->chg & RQ_STATE;
 		int t;
 
-		r->a = ga;
 		*e.q++ = id;
 		if (ga == r->a_prev) {
+			/* its grant is ga already (share_replay) */
 			if (ch == RQ_LEAF1) {
 				/* its task's rate, min(d, a), is as it was */
 				if (ga > 0)
@@ -201,6 +231,7 @@ static inline __attribute__((always_inline)) struct ends share_back(struct share
 			/* cpu_mark_alloc (one in five of the grants that change) */
 			unsigned char f = fl[r->slot];
 
+			r->a = ga;
 			if (!(f & (G_ALLOC | G_RWAIT))) {
 				fl[r->slot] = f | G_ALLOC;
 				st->alloc_list[st->nalloc++] = r->slot;
@@ -209,36 +240,14 @@ static inline __attribute__((always_inline)) struct ends share_back(struct share
 		}
 		/* its grant or something below it changed */
 		t = r->first_task;
-		if (ch == RQ_CHG && r->first_child < 0 && t >= 0 && tk[t].next < 0) {
-			/* its rank kept */
-			r->chg = (unsigned char)((r->chg & ~RQ_STATE) | RQ_LEAF1);
-			ch = RQ_LEAF1;
-		}
 		if (ch == RQ_LEAF1) {
-			/* One task alone (the common leaf): what share_rq would give
-			 * it, min(demand, grant), without the call. Its demand is the
-			 * rq's d (0 + want), and while the rq was not summed and its
-			 * grant is the same, so is the rate (above): the task's line
-			 * is not read (it mostly left the cache since the last share). */
-			struct cpu_task *y = &tk[t];
-			/* not below 0, which share_rq's clamp was for: d > 0 (the
-			 * rq was gathered), and no grant is (a weight is at least
-			 * MIN_SHARES, a capacity at least 0) */
-			double a = r->d < ga ? r->d : ga;
-
-			/* cpu_rate_set, and the task settles at once, its line in
-			 * the cache (its rate is final: sim_cpu_settle_shared), not
-			 * through the touched list; unless it is listed there already
-			 * (its rate was taken before the shares), when it settles at
-			 * the recompute's end */
-			if (a != y->rate) {
-				y->rate = a;
-				if (!y->touched)
-					x->ran += cpu_task_settle(x->s, st, y, t, x->now);
-			}
-			/* min(d, ga) > 0: d > 0 (the rq was gathered) */
-			if (ga > 0)
-				*e.k++ = t;
+			e.k = leaf1_set(x, r, &tk[t], t, ga, e.k);
+			continue;
+		}
+		if (ch == RQ_CHG && r->first_child < 0 && t >= 0 && tk[t].next < 0) {
+			/* a lone task's now: its rank kept */
+			r->chg = (unsigned char)((r->chg & ~RQ_STATE) | RQ_LEAF1);
+			e.k = leaf1_set(x, r, &tk[t], t, ga, e.k);
 			continue;
 		}
 		if (ch == RQ_RANKED)
