@@ -151,22 +151,30 @@ void sim_cpu_task_exited(struct sim *s, struct sim_task *t)
 		st->tk[t->idx].dead = 1;
 }
 
-void sim_cpu_settle(struct sim *s)
+void sim_cpu_accrue(struct sim *s)
 {
 	struct cpu_state *st = s->cpu_state;
 	size_t c, i;
 
+	/* a task that starts accruing later in this instant starts from now */
+	if (!st || st->settled_at == s->now)
+		return;
+	st->settled_at = s->now;
+	/* every task with a rate is in its CPU's list (maybe in an older one too:
+	 * settling twice adds nothing) */
+	for (c = 0; c < st->ccpu; c++)
+		for (i = 0; i < st->runs[c].n; i++)
+			task_settle(s, st, st->runs[c].k[i]);
+}
+
+void sim_cpu_settle(struct sim *s)
+{
+	struct cpu_state *st = s->cpu_state;
+	size_t i;
+
 	if (!st)
 		return;
-	/* a task that starts accruing later in this instant starts from now */
-	if (st->settled_at != s->now) {
-		st->settled_at = s->now;
-		/* every task with a rate is in its CPU's list (maybe in an older one
-		 * too: settling twice adds nothing) */
-		for (c = 0; c < st->ccpu; c++)
-			for (i = 0; i < st->runs[c].n; i++)
-				task_settle(s, st, st->runs[c].k[i]);
-	}
+	sim_cpu_accrue(s);
 	for (i = 0; i < st->npk; i++) {
 		task_pass(s, st, st->pk[i]);
 		st->tk[st->pk[i]].plisted = 0;

@@ -606,6 +606,10 @@ void sim_cpu_advance(struct sim *s, sim_time now);
 /* Adds the CPU time accrued so far to the tasks, their cgroups and idle_ns (which
  * are otherwise behind: time accrues lazily). */
 void sim_cpu_settle(struct sim *s);
+/* The first step of sim_cpu_settle alone: each task's time up to now goes to its
+ * pending time (rounded there, at the same instants whatever reads it later), not
+ * yet to the task, its cgroups, or cpuacct. */
+void sim_cpu_accrue(struct sim *s);
 /* cg's quota_ns or brq may have changed: s->cg_bw follows. */
 static inline void sim_cg_bw_note(struct sim *s, struct sim_cg *cg)
 {

@@ -227,6 +227,71 @@ static long long stat_field(const char *text, const char *name)
 	return p ? strtoll(p + strlen(name) + 1, NULL, 10) : -1;
 }
 
+/* Commands that read no CPU time leave the tasks' time pending (sim_cpu_accrue):
+ * passed on and charged at the next command that reads or moves, an exit or the
+ * end, it must come out as when every command charged it, per CPU and cgroup. The
+ * same scenario with a cat after each such command at its instant is the
+ * reference: the cat flushes there, and adds no accrual of its own. */
+static void test_light_commands_charge_the_same(void)
+{
+	static const char *const head =
+		"cpus 2\nmemory 1G\nmount -o cpu,cpuacct cpu\nmount -o memory mem\n"
+		"device sda 8:0 bps=100M\nfile logs dev=sda\n"
+		"mkdir cpu/a\nmkdir cpu/b\nmkdir mem/m\n"
+		"spawn x\necho $x > cpu/a/cgroup.procs\necho $x > mem/m/cgroup.procs\n"
+		"spawn y\necho $y > cpu/a/cgroup.procs\nspawn z\necho $z > cpu/b/cgroup.procs\n"
+		"busy x 0.7\nbusy y\nbusy z 0.4\n";
+	/* the light commands, then what follows each in the reference */
+	static const char *const light[] = {
+		"at 1s alloc x 10M\n",    "at 1300ms note one\n",        "at 1700ms busy z 0.9\n",
+		"at 2s free x 10M\n",     "at 2100ms write x logs 8M\n", "at 2500ms idle x\n",
+		"at 2900ms busy x 0.3\n",
+	};
+	static const char *const tail = "at 2200ms echo $y > cpu/b/cgroup.procs\n"
+					"at 2700ms taskset y 1\nat 3100ms exit z\nrun 4s\n";
+	static const char *const files[] = { "/cpuacct.usage_percpu", "/a/cpuacct.usage_percpu",
+					     "/b/cpuacct.usage_percpu", "/cpuacct.usage" };
+	char text[2][2048], got[2][4][512];
+	long long ns[2][3];
+	struct sim_err err;
+	size_t v, i;
+	int r;
+
+	if (!ts_has_file("cpuacct", "/cpuacct.usage_percpu"))
+		T_SKIP("cpuacct.usage_percpu not served");
+	for (v = 0; v < 2; v++) {
+		struct sim *s;
+		size_t n = (size_t)snprintf(text[v], sizeof(text[v]), "%s", head);
+
+		for (i = 0; i < sizeof(light) / sizeof(light[0]); i++) {
+			n += (size_t)snprintf(text[v] + n, sizeof(text[v]) - n, "%s", light[i]);
+			if (v) /* the same instant: "at Ts " */
+				n += (size_t)snprintf(
+					text[v] + n, sizeof(text[v]) - n,
+					"%.*scat cpu/a/cpuacct.usage\n",
+					(int)(strchr(light[i] + 3, ' ') - light[i] + 1), light[i]);
+		}
+		snprintf(text[v] + n, sizeof(text[v]) - n, "%s", tail);
+		s = ts_run(text[v], 0, SIM_CHARGING_KERNEL, &r, &err);
+		T_EQ_INT(r, 0);
+		if (!s)
+			return;
+		for (i = 0; i < 4; i++)
+			snprintf(got[v][i], sizeof(got[v][i]), "%s", read_file(s, "cpu", files[i]));
+		ns[v][0] = ts_cg(s, "cpu", "/")->cpu_ns;
+		ns[v][1] = ts_cg(s, "cpu", "/a")->cpu_ns;
+		ns[v][2] = ts_cg(s, "cpu", "/b")->cpu_ns;
+		sim_free(s);
+	}
+	for (i = 0; i < 4; i++)
+		T_EQ_STR(got[0][i], got[1][i]);
+	for (i = 0; i < 3; i++)
+		T_EQ_INT(ns[0][i], ns[1][i]);
+	/* and it was charged: both CPUs ran, and /a's tasks ran on */
+	T_CHECK(strtoll(got[0][3], NULL, 10) > 3 * SIM_SEC);
+	T_EQ_INT(strtoll(got[0][1], NULL, 10) > 0, 1);
+}
+
 static void test_cpulist_parse(void)
 {
 	uint64_t m = 0;
@@ -472,6 +537,7 @@ int main(void)
 	T_RUN(test_cpuset);
 	T_RUN(test_freezer);
 	T_RUN(test_controller_fed);
+	T_RUN(test_light_commands_charge_the_same);
 	T_RUN(test_cpulist_parse);
 	T_RUN(test_percpu_pinned);
 	T_RUN(test_percpu_balanced);
