@@ -243,9 +243,10 @@ static void test_light_commands_charge_the_same(void)
 		"busy x 0.7\nbusy y\nbusy z 0.4\n";
 	/* the light commands, then what follows each in the reference */
 	static const char *const light[] = {
-		"at 1s alloc x 10M\n",    "at 1300ms note one\n",        "at 1700ms busy z 0.9\n",
-		"at 2s free x 10M\n",     "at 2100ms write x logs 8M\n", "at 2500ms idle x\n",
-		"at 2900ms busy x 0.3\n",
+		"at 1s alloc x 10M\n",         "at 1300ms note one\n",
+		"at 1700ms busy z 0.9\n",      "at 2s free x 10M\n",
+		"at 2100ms write x logs 8M\n", "at 2500ms idle x\n",
+		"at 2900ms busy x 0.3\n",      "at 1500ms echo 512 > cpu/a/cpu.shares\n",
 	};
 	static const char *const tail = "at 2200ms echo $y > cpu/b/cgroup.procs\n"
 					"at 2700ms taskset y 1\nat 3100ms exit z\nrun 4s\n";
