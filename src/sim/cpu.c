@@ -482,19 +482,42 @@ void sim_cpu_update(struct sim *s)
 		st->q_cfg = s->cfg_writes;
 		st->q_ncgs = s->ncgs;
 		st->q_hi = hi;
-	} else {
-		/* only timers changed throttling since */
-		for (i = 0; i < st->bw.nflip; i++)
-			group_check(st, s->cgs[st->bw.flip[i] - 1]);
-	}
-	/* the tick model throttles one CPU's runqueue at a time, which the group's
-	 * throttled flag does not say: each group named redoes its runqueues */
-	for (i = 0; i < st->bw.nflip; i++) {
-		int idx = st->bw.flip[i];
+		/* the tick model throttles one CPU's runqueue at a time, which the
+		 * group's throttled flag does not say: each group named redoes its
+		 * runqueues */
+		for (i = 0; i < st->bw.nflip; i++) {
+			int idx = st->bw.flip[i];
 
-		if (s->cgs[idx - 1]->tick_flip && st->g_first[idx] >= 0)
-			cpu_mark_relink(st, idx);
-		s->cgs[idx - 1]->tick_flip = false;
+			if (s->cgs[idx - 1]->tick_flip && st->g_first[idx] >= 0)
+				cpu_mark_relink(st, idx);
+			s->cgs[idx - 1]->tick_flip = false;
+		}
+	} else {
+		/* only timers changed throttling since. A group that a tick flip
+		 * names redoes its runqueues, as above: every one relinked, all that
+		 * group_check would mark it for (a change of its shares or
+		 * fluid throttling, which it therefore need not look at, its noted
+		 * values kept: a later look that finds them moved marks a relink
+		 * more, which changes nothing a relink of all did not); the fluid
+		 * model's flips are checked, unless the group is marked so already
+		 * (a group named again: 69 k of them). One pass (the tick model's
+		 * 239 k flips in the hour's first virtual minute were two, and a
+		 * check each). */
+		for (i = 0; i < st->bw.nflip; i++) {
+			int idx = st->bw.flip[i];
+			struct sim_cg *g = s->cgs[idx - 1];
+
+			if (g->tick_flip) {
+				/* (rq_cpus, on the line just read, says it has an
+				 * rq without a look at g_first, unless it has none
+				 * below CPU 64) */
+				if (g->rq_cpus || st->g_first[idx] >= 0)
+					cpu_mark_relink(st, idx);
+				g->tick_flip = false;
+			} else if (!(st->g_flags[idx] & G_RELINK)) {
+				group_check(st, g);
+			}
+		}
 	}
 	st->bw.nflip = 0;
 	if (sim_cpu_lz_prepare(s, st, hard) < 0)
@@ -542,13 +565,32 @@ void sim_cpu_update(struct sim *s)
 	 * was taken before the shares (the first n0 listed), once all are done (the
 	 * steps below do not read the tasks' time) */
 	n0 = st->ntouched;
-	for (i = 0; i < s->nr_cpus; i++)
-		if (st->reshare[i]) {
+	if (s->nr_cpus <= 64) {
+		/* the CPUs to share again are among those marked since the last
+		 * shares (every reshare mark sets a bit of hmask, which the redos
+		 * gather in rsmask): ~14 of 64 a recompute on the hour's host, whose
+		 * look at each CPU's flag was 5 M instructions a virtual minute */
+		uint64_t m;
+
+		for (m = st->rsmask | st->hmask; m; m &= m - 1) {
+			i = (size_t)__builtin_ctzll(m);
+			if (!st->reshare[i])
+				continue;
 			sim_cpu_share_cpu(s, st, (unsigned)i);
 			s->cpu_reshares++;
 			if (st->ntouched >= n0 + 24)
 				sim_cpu_settle_shared(s, st, n0);
 		}
+		st->rsmask = 0;
+	} else {
+		for (i = 0; i < s->nr_cpus; i++)
+			if (st->reshare[i]) {
+				sim_cpu_share_cpu(s, st, (unsigned)i);
+				s->cpu_reshares++;
+				if (st->ntouched >= n0 + 24)
+					sim_cpu_settle_shared(s, st, n0);
+			}
+	}
 	sim_cpu_settle_touched(s, st);
 	if (st->full_alloc) {
 		if (hi)

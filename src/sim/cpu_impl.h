@@ -307,6 +307,9 @@ struct cpu_state {
 	/* the CPUs below 64 with an rq marked dirty since the last redo: the redo
 	 * gives them a new hgen at its end */
 	uint64_t hmask;
+	/* the CPUs below 64 that hmask held at the redos' ends since the last shares:
+	 * with hmask, a superset of those with reshare (at most 64 CPUs) */
+	uint64_t rsmask;
 	size_t ccpu;
 	unsigned ncpu;       /* the CPU count the state was built for */
 	struct sim_hier *hi; /* the cpu hierarchy it was built for */

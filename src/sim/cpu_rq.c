@@ -861,6 +861,7 @@ int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 			if (st->reshare[c])
 				st->hgen[c] = hg;
 	}
+	st->rsmask |= st->hmask;
 	st->hmask = 0;
 	st->order_ok = false; /* the balancer sorts the CPUs again */
 	return 0;
