@@ -540,6 +540,62 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 	if (total != gr->tot)
 		tm = g->rq_cpus; /* any entry not written below may differ from it */
 	gr->tot = total;
+	if (refresh && (tm & ~dm) && !g->brq) {
+		/* The refresh of the clean rqs (up clear: set only by a sum), each
+		 * weight from the load it published: ~540 k in the hour's first
+		 * virtual minute (the 10 users on 64 CPUs at each refresh), nearly
+		 * all of them linked and not empty, where rq_relink only stores the
+		 * weight and marks the parent. That case runs here on locals (a
+		 * relink's byte stores made the compiler load the state's arrays
+		 * again at every rq), before the loop below, which takes the dirty
+		 * rqs and any other clean one, in CPU order as before: what this
+		 * one does to one CPU's rqs is all it does, so the order between
+		 * CPUs is not seen. No rq is throttled (no tick state), none made
+		 * (its parent's rq exists), the parent's marks all of one slot. */
+		struct rq *rqs = st->rq;
+		bool *rsh = st->reshare;
+		const bool tpos = total > 0;
+		uint64_t pm = 0, left = 0;
+		int lastp = 0;
+
+		for (m = tm & ~dm; m; m &= m - 1) {
+			struct lz_ent *e;
+			struct rq *r;
+			double w, wm;
+			int q;
+
+			c = (unsigned)__builtin_ctzll(m);
+			e = &row[c];
+			if (e->tot == total || (q = ix[c]) < 0)
+				continue;
+			r = &rqs[q];
+			/* unlinked (parent < 0), or empty (first_task and
+			 * first_child < 0): rq_relink's other cases, below; as
+			 * one sign test of the three indexes */
+			if ((r->parent | (r->first_task & r->first_child)) < 0) {
+				left |= 1ull << c;
+				continue;
+			}
+			w = tpos ? sh * e->load / total : sh;
+			e->w = w;
+			e->tot = total;
+			wm = w < MIN_SHARES ? MIN_SHARES : w;
+			if (wm != r->w || r->up) {
+				r->w = wm;
+				r->wu = wm * (r->d < 1 ? r->d : 1);
+				/* pmark_add, its CPU below 64 */
+				lastp = r->parent;
+				rqs[lastp].dirty = true;
+				rsh[c] = true;
+				pm |= 1ull << c;
+			}
+		}
+		if (pm) {
+			pk->m |= pm;
+			pk->slot = rqs[lastp].slot;
+		}
+		tm = (tm & dm) | left;
+	}
 	for (m = refresh ? dm | tm : dm; m; m &= m - 1) {
 		int q;
 		struct rq *r;
@@ -551,8 +607,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 		e = &row[c];
 		if (!(dm >> c & 1)) {
 			/* the refresh of a clean rq (up clear: set only by a
-			 * sum), its weight from the load it published (~750 k
-			 * in the hour's first virtual minute) */
+			 * sum), its weight from the load it published */
 			if (e->tot == total || (q = ix[c]) < 0)
 				continue;
 			w = total > 0 ? sh * e->load / total : sh;
