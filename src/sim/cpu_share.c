@@ -24,7 +24,9 @@ static int wkey_cmp(const void *pa, const void *pb)
 }
 
 /* Water-fills cap over the entities k[0..n), in that order (by d/w), by weight,
- * capped at demand; each grant goes to v[k[i].i].a. Inlined, as share_back is,
+ * capped at demand; each grant goes to v[k[i].i].a. No clamp at 0: each d
+ * is above 0 (the gathers take no other), and a clamp (x < 0 ? 0 : x) returns
+ * any other min(d, cap) as it is, -0.0 and NaN too. Inlined, as share_back is,
  * in both of share_rq's paths (out of line, their calls were 27 M instructions
  * in the hour's first virtual minute). */
 static inline __attribute__((always_inline)) void waterfill(double cap, const struct wkey *k,
@@ -35,9 +37,28 @@ static inline __attribute__((always_inline)) void waterfill(double cap, const st
 
 	if (n == 1) {
 		/* alone: its demand or the whole capacity */
-		double a = k[0].d < cap ? k[0].d : cap;
-
-		v[0].a = a < 0 ? 0 : a;
+		v[0].a = k[0].d < cap ? k[0].d : cap;
+		return;
+	}
+	if (n == 2) {
+		/* the loops below for two, unrolled: the same operations in the
+		 * same order */
+		W += k[0].w;
+		W += k[1].w;
+		if (k[0].d < (W > 0 ? cap * k[0].w / W : 0)) {
+			v[k[0].i].a = k[0].d;
+			cap -= k[0].d;
+			W -= k[0].w;
+			if (k[1].d < (W > 0 ? cap * k[1].w / W : 0)) {
+				v[k[1].i].a = k[1].d;
+				return;
+			}
+			v[k[1].i].a = k[1].w * (W > 0 && cap > 0 ? cap / W : 0);
+			return;
+		}
+		ratio = W > 0 && cap > 0 ? cap / W : 0;
+		v[k[0].i].a = k[0].w * ratio;
+		v[k[1].i].a = k[1].w * ratio;
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -48,7 +69,7 @@ static inline __attribute__((always_inline)) void waterfill(double cap, const st
 
 		if (!(k[i].d < fair))
 			break;
-		a = k[i].d > 0 ? k[i].d : 0;
+		a = k[i].d;
 		v[k[i].i].a = a;
 		cap -= a;
 		W -= k[i].w;
