@@ -317,6 +317,7 @@ static inline __attribute__((always_inline)) struct ends share_back(struct share
 static inline size_t gather_ranked(const struct cpu_state *st, const struct rq *p, struct wkey *key,
 				   struct went *v)
 {
+	struct went *vp = v;
 	size_t n = 0;
 	int c;
 
@@ -326,11 +327,15 @@ static inline size_t gather_ranked(const struct cpu_state *st, const struct rq *
 
 		if (!(r->d > 0))
 			continue;
-		y = &key[r->chg >> RQ_RANK_SHIFT];
+		/* &key[chg >> RQ_RANK_SHIFT]: the rank's bits as they sit in chg,
+		 * times the key's size over 1 << RQ_RANK_SHIFT (one shift, not two) */
+		y = (struct wkey *)((char *)key +
+				    (size_t)(r->chg & ~RQ_STATE) * (sizeof(*key) >> RQ_RANK_SHIFT));
 		y->w = r->w;
 		y->d = r->d;
-		y->i = (uint32_t)n;
-		v[n++].id = c;
+		y->i = (uint32_t)n++;
+		vp->id = c;
+		vp++;
 	}
 	return n;
 }
@@ -370,6 +375,8 @@ static struct ends share_rq(struct share_ctx *x, struct rq *p, double cap, struc
 {
 	struct cpu_state *st = x->st;
 	struct wkey y;
+	const struct went *vi;
+	struct went *vp = v;
 	size_t n = 0, nc, i;
 	int c, k;
 
@@ -383,7 +390,8 @@ static struct ends share_rq(struct share_ctx *x, struct rq *p, double cap, struc
 		y.r = y.d / y.w;
 		y.tie = (uint32_t)r->slot; /* id + 1: the same order */
 		y.i = (uint32_t)n;
-		v[n].id = c;
+		vp->id = c;
+		vp++;
 		wkey_insert(key, n++, &y);
 	}
 	nc = n;
@@ -420,16 +428,16 @@ static struct ends share_rq(struct share_ctx *x, struct rq *p, double cap, struc
 	waterfill(cap, key, v, n);
 	/* share_back, with the water-fill of a child RQ_RANKED inline (the users
 	 * below a CPU's root, 0.9 M calls in the hour's first virtual minute) */
-	for (i = 0; i < nc; i++) {
+	for (vi = v; vi < v + nc; vi++) {
 		unsigned char ch;
-		struct rq *r = back_one(x, &v[i], &e, &ch, true);
+		struct rq *r = back_one(x, vi, &e, &ch, true);
 
 		if (!r)
 			continue;
 		if (ch == RQ_RANKED)
-			e = share_ranked_in(x, r, v[i].a, v + n, key + n, e);
+			e = share_ranked_in(x, r, vi->a, v + n, key + n, e);
 		else
-			e = share_rq(x, r, v[i].a, v + n, key + n, e);
+			e = share_rq(x, r, vi->a, v + n, key + n, e);
 	}
 	for (i = nc; i < n; i++) {
 		cpu_rate_set(st, v[i].id, v[i].a);
