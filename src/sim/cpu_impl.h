@@ -581,7 +581,9 @@ static inline __attribute__((always_inline)) int64_t cpu_task_accrue(struct sim 
 /* Task k's (x's) rate and CPU are final for this recompute (once the shares begin, a
  * task's rate is written only by its CPU's share): if either changed, it settles
  * the time it ran at the old ones and from now on accrues at the new. Returns the
- * ns settled, which idle_ns loses (the caller's). */
+ * ns settled, which idle_ns loses (the caller's). cpu_share.c's leaf1_set writes
+ * out its and cpu_task_accrue's steps for an untouched task: a change here goes
+ * there too. */
 static inline __attribute__((always_inline)) int64_t cpu_task_settle(struct sim *s,
 								     struct cpu_state *st,
 								     struct cpu_task *x, int k,

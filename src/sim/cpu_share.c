@@ -211,10 +211,41 @@ static inline __attribute__((always_inline)) int *leaf1_set(struct share_ctx *x,
 	 * rate is final: sim_cpu_settle_shared), not through the touched list;
 	 * unless it is listed there already (its rate was taken before the
 	 * shares), when it settles at the recompute's end */
-	if (a != y->rate) {
+	double was = y->rate;
+
+	if (a != was) {
 		y->rate = a;
-		if (!y->touched)
-			x->ran += cpu_task_settle(x->s, x->st, y, t, x->now);
+		if (!y->touched) {
+			/* cpu_task_settle and cpu_task_accrue, their test known
+			 * true: an untouched task accrues at its rate, acc_rate
+			 * == was (a rate written either settles at once, as
+			 * here, or touches the task, cpu_rate_set, until
+			 * sim_cpu_settle_shared settles it; a task's state
+			 * starts with both 0), and a differs from was. So
+			 * acc_rate is was, in a register, and neither it nor
+			 * the test is loaded (-1% of the hour's instructions).
+			 * The same steps as those two, which a change to them
+			 * must follow */
+			sim_time dt = x->now - y->acc_since;
+
+			y->acc_since = x->now;
+			if (!(dt <= 0 || was <= 0 || y->dead)) {
+				int64_t ns = (int64_t)(was * (double)dt + 0.5);
+
+				if (ns > 0) {
+					y->pend += ns;
+					x->ran += ns;
+					if (!y->plisted)
+						sim_cpu_task_list(x->s, x->st, t);
+				}
+			}
+			if (y->cpu != y->acc_cpu) {
+				if (y->pend)
+					sim_cpu_task_pass(x->s, x->st, t);
+				y->acc_cpu = y->cpu;
+			}
+			y->acc_rate = a;
+		}
 	}
 	/* min(d, ga) > 0: d > 0 */
 	if (ga > 0)
