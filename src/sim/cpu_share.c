@@ -385,7 +385,13 @@ static inline __attribute__((always_inline)) struct ends share_ranked_in(struct 
 {
 	size_t n = gather_ranked(x->st, p, key, v);
 
-	if (n) {
+	/* one child (0.29 M of the 0.89 M in the hour's first virtual minute):
+	 * the water-fill's and the write-back's steps for one, straight, not
+	 * their loops, whose exits at a varying n are mispredicted */
+	if (n == 1) {
+		waterfill(cap, key, v, 1);
+		e = share_back(x, v, 1, v + 1, key + 1, e);
+	} else if (n) {
 		waterfill(cap, key, v, n);
 		e = share_back(x, v, n, v + n, key + n, e);
 	}
