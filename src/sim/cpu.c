@@ -435,6 +435,27 @@ static void digest(struct sim *s)
 	}
 }
 
+/* A group a tick flip named redoes its runqueues: the tick model throttles one
+ * CPU's runqueue at a time, which the group's throttled flag does not say. (rq_cpus,
+ * on the line just read, says it has an rq without a look at g_first, unless it
+ * has none below CPU 64.) */
+static inline void tick_flip_relink(struct cpu_state *st, struct sim_cg *g, int idx)
+{
+	if (g->rq_cpus || st->g_first[idx] >= 0)
+		cpu_mark_relink(st, idx);
+	g->tick_flip = false;
+}
+
+/* Shares CPU c again; the tasks it gave a new rate settle every few shares (those
+ * listed before the shares, the first n0, wait for the end). */
+static inline void share_one(struct sim *s, struct cpu_state *st, unsigned c, size_t n0)
+{
+	sim_cpu_share_cpu(s, st, c);
+	s->cpu_reshares++;
+	if (st->ntouched >= n0 + 24)
+		sim_cpu_settle_shared(s, st, n0);
+}
+
 void sim_cpu_update(struct sim *s)
 {
 	struct sim_hier *hi = sim_hier_of(s, UCG_SS_cpu);
@@ -487,10 +508,10 @@ void sim_cpu_update(struct sim *s)
 		 * runqueues */
 		for (i = 0; i < st->bw.nflip; i++) {
 			int idx = st->bw.flip[i];
+			struct sim_cg *g = s->cgs[idx - 1];
 
-			if (s->cgs[idx - 1]->tick_flip && st->g_first[idx] >= 0)
-				cpu_mark_relink(st, idx);
-			s->cgs[idx - 1]->tick_flip = false;
+			if (g->tick_flip)
+				tick_flip_relink(st, g, idx);
 		}
 	} else {
 		/* only timers changed throttling since. A group that a tick flip
@@ -508,12 +529,7 @@ void sim_cpu_update(struct sim *s)
 			struct sim_cg *g = s->cgs[idx - 1];
 
 			if (g->tick_flip) {
-				/* (rq_cpus, on the line just read, says it has an
-				 * rq without a look at g_first, unless it has none
-				 * below CPU 64) */
-				if (g->rq_cpus || st->g_first[idx] >= 0)
-					cpu_mark_relink(st, idx);
-				g->tick_flip = false;
+				tick_flip_relink(st, g, idx);
 			} else if (!(st->g_flags[idx] & G_RELINK)) {
 				group_check(st, g);
 			}
@@ -574,22 +590,14 @@ void sim_cpu_update(struct sim *s)
 
 		for (m = st->rsmask | st->hmask; m; m &= m - 1) {
 			i = (size_t)__builtin_ctzll(m);
-			if (!st->reshare[i])
-				continue;
-			sim_cpu_share_cpu(s, st, (unsigned)i);
-			s->cpu_reshares++;
-			if (st->ntouched >= n0 + 24)
-				sim_cpu_settle_shared(s, st, n0);
+			if (st->reshare[i])
+				share_one(s, st, (unsigned)i, n0);
 		}
 		st->rsmask = 0;
 	} else {
 		for (i = 0; i < s->nr_cpus; i++)
-			if (st->reshare[i]) {
-				sim_cpu_share_cpu(s, st, (unsigned)i);
-				s->cpu_reshares++;
-				if (st->ntouched >= n0 + 24)
-					sim_cpu_settle_shared(s, st, n0);
-			}
+			if (st->reshare[i])
+				share_one(s, st, (unsigned)i, n0);
 	}
 	sim_cpu_settle_touched(s, st);
 	if (st->full_alloc) {

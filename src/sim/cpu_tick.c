@@ -369,12 +369,22 @@ void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, 
  * that stops between the two leaves the state invalid). cg->hier is on another
  * line than the group's timer fields: 0.6 M of 35 M D1 misses in the hour's
  * first 60 virtual seconds. */
-static bool rq_known(const struct sim *s, const struct sim_cg *cg)
+static inline bool state_known(const struct sim *s)
 {
 	const struct cpu_state *st = s->cpu_state;
 
-	return st && st->valid && st->ncpu == s->nr_cpus && !st->full_alloc &&
-	       cg->id + 1 < (int)st->nslots;
+	return st && st->valid && st->ncpu == s->nr_cpus && !st->full_alloc;
+}
+
+/* the group's part: its slot is in the state */
+static inline bool slot_known(const struct cpu_state *st, const struct sim_cg *cg)
+{
+	return cg->id + 1 < (int)st->nslots;
+}
+
+static bool rq_known(const struct sim *s, const struct sim_cg *cg)
+{
+	return state_known(s) && slot_known(s->cpu_state, cg);
 }
 
 sim_time sim_cpu_tick_next(struct sim *s, struct sim_cg *cg)
@@ -500,7 +510,7 @@ static inline __attribute__((always_inline)) bool tick_event(struct sim *s, stru
 	/* the CPUs whose tick it is draw in turn, from c0 (sim_cpu_tick_due) */
 	c0 = (unsigned)(((uint64_t)h * cg->brq_n) >> 32);
 	st = s->cpu_state;
-	known = st_known && cg->id + 1 < (int)st->nslots;
+	known = st_known && slot_known(st, cg);
 	if (known && st->ncpu <= 64) {
 		/* the same order over the CPUs where it has a runqueue (rq_cpus):
 		 * those from c0 up, then those below, as the bits of the mask
@@ -555,7 +565,6 @@ static inline __attribute__((always_inline)) bool tick_event(struct sim *s, stru
 
 bool sim_cpu_tick_due(struct sim *s, struct cpu_bw *bw)
 {
-	const struct cpu_state *st = s->cpu_state;
 	/* the CPUs whose tick it is draw in turn, from a first CPU that follows the
 	 * tick's number k as floor(N·frac(k·φ)) (φ the golden ratio; Fibonacci
 	 * hashing): in the kernel they race for the pool's lock. A fixed order would
@@ -572,7 +581,7 @@ bool sim_cpu_tick_due(struct sim *s, struct cpu_bw *bw)
 	 * again), so both are taken once, not for each of the ~30 groups due at a
 	 * tick of the hour's host; and the tick events are inline here, not a call
 	 * each (~430 k in its first virtual minute) */
-	bool known = st && st->valid && st->ncpu == s->nr_cpus && !st->full_alloc;
+	bool known = state_known(s);
 	bool changed = false;
 	size_t i;
 
