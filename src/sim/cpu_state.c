@@ -224,22 +224,12 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 	}
 	if (st->nslots > st->clz_tot) {
 		size_t n = st->nslots + st->nslots / 2;
-		double *v;
-		unsigned char *f;
-		int *gl;
+		/* lz_bpre: 8 block sums a slot */
+		void **arr[] = { (void **)&st->lz_gst, (void **)&st->lz_gl, (void **)&st->lz_bpre };
+		size_t sz[] = { sizeof(*st->lz_gst), sizeof(*st->lz_gl), 8 * sizeof(*st->lz_bpre) };
 
-		f = ucg_realloc(st->lz_gst, n);
-		if (!f)
+		if (resize_all(arr, sz, sizeof(sz) / sizeof(sz[0]), n) < 0)
 			return -ENOMEM;
-		st->lz_gst = f;
-		gl = ucg_realloc(st->lz_gl, n * sizeof(*gl));
-		if (!gl)
-			return -ENOMEM;
-		st->lz_gl = gl;
-		v = ucg_realloc(st->lz_bpre, n * 8 * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		st->lz_bpre = v;
 		st->clz_tot = n;
 	}
 	if (st->lz_nslots < st->nslots) {
