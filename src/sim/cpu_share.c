@@ -493,12 +493,19 @@ static struct ends share_rq(struct share_ctx *x, struct rq *p, double cap, struc
 static inline __attribute__((always_inline)) size_t same_ends(const int *a, size_t na, const int *b,
 							      size_t nb, size_t *tail)
 {
-	size_t h = 0, t = 0, m = na < nb ? na : nb;
+	size_t h = 0, t = 0, i, m = na < nb ? na : nb;
 
 	*tail = 0;
 	if (!na || (na <= nb && memcmp(a, b, na * sizeof(*a)) == 0))
 		return na;
-	/* two entries a compare (the lists run to a few dozen) */
+	if (!nb)
+		return 0;
+	/* two entries a compare (the lists run to a few dozen); where a pair
+	 * differs, whether its first entry is common is added, not looped on, and
+	 * so is the odd entry left at the end: a second loop's exit, at a place
+	 * that varies, missed as often as the first's (0.27 M in the hour's first
+	 * virtual minute). Where no entry is left, index 0 (both lists have one
+	 * now) is read instead and its result masked. */
 	for (; h + 2 <= m; h += 2) {
 		uint64_t x, y;
 
@@ -507,8 +514,8 @@ static inline __attribute__((always_inline)) size_t same_ends(const int *a, size
 		if (x != y)
 			break;
 	}
-	for (; h < m && a[h] == b[h]; h++)
-		;
+	i = h < m ? h : 0;
+	h += (size_t)(h < m) & (size_t)(a[i] == b[i]);
 	for (; t + 2 <= m - h; t += 2) {
 		uint64_t x, y;
 
@@ -517,8 +524,8 @@ static inline __attribute__((always_inline)) size_t same_ends(const int *a, size
 		if (x != y)
 			break;
 	}
-	for (; t < m - h && a[na - 1 - t] == b[nb - 1 - t]; t++)
-		;
+	i = t < m - h ? t : 0;
+	t += (size_t)(t < m - h) & (size_t)(a[na - 1 - i] == b[nb - 1 - i]);
 	*tail = t;
 	return h;
 }
