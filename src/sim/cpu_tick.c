@@ -311,6 +311,20 @@ static inline __attribute__((always_inline)) void rq_rate(struct sim *s, struct 
 	cg->bw_stale = true;
 }
 
+/* tick_rates' step for cg's runqueue q: its grant to its slot, the slot's next tick
+ * into *best */
+static inline __attribute__((always_inline)) void rates_rq(struct sim *s, struct cpu_state *st,
+							   struct sim_cg *cg, int q, sim_time *best)
+{
+	unsigned c = (unsigned)st->rq[q].cpu;
+
+	if (c >= cg->brq_n)
+		return;
+	rq_rate(s, cg, c, st->rq[q].a, st->rq[q].d > 0);
+	if (cg->brq[c].next < *best)
+		*best = cg->brq[c].next;
+}
+
 void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, bool all)
 {
 	int q = st->g_first[cg->id + 1];
@@ -322,13 +336,18 @@ void sim_cpu_tick_rates(struct sim *s, struct cpu_state *st, struct sim_cg *cg, 
 		 * none, b->a is 0 already (and so its next tick SIM_TIME_MAX) */
 		sim_time best = SIM_TIME_MAX, pend;
 
-		for (; q >= 0; q = st->rq[q].next_of_cg) {
-			c = (unsigned)st->rq[q].cpu;
-			if (c >= cg->brq_n)
-				continue;
-			rq_rate(s, cg, c, st->rq[q].a, st->rq[q].d > 0);
-			if (cg->brq[c].next < best)
-				best = cg->brq[c].next;
+		/* the first two runqueues straight, the rest in a loop: nearly every
+		 * group with a quota has two (its two busy loops'), and the walk's
+		 * exit after a varying body missed at nearly every call (0.30 M in
+		 * the hour's first virtual minute); here both tests go one way */
+		if (q >= 0) {
+			rates_rq(s, st, cg, q, &best);
+			q = st->rq[q].next_of_cg;
+			if (q >= 0) {
+				rates_rq(s, st, cg, q, &best);
+				for (q = st->rq[q].next_of_cg; q >= 0; q = st->rq[q].next_of_cg)
+					rates_rq(s, st, cg, q, &best);
+			}
 		}
 		/* the group's next event, as sim_cpu_tick_next will find it at the
 		 * schedule ending this recompute (nothing of the group changes
@@ -486,6 +505,23 @@ static inline __attribute__((always_inline)) bool rq_tick(struct sim *s, struct 
 	return true;
 }
 
+/* tick_event's step for cg's CPU c, in the tick's order: its tick if due, its
+ * next into *best; true when its throttling changed */
+static inline __attribute__((always_inline)) bool tick_cpu(struct sim *s, struct cpu_bw *bw,
+							   struct sim_cg *cg, unsigned c,
+							   sim_time *best)
+{
+	bool changed = false;
+
+	if (c >= cg->brq_n)
+		return false;
+	if (cg->brq[c].next <= s->now)
+		changed = rq_tick(s, bw, cg, c);
+	if (cg->brq[c].next < *best)
+		*best = cg->brq[c].next;
+	return changed;
+}
+
 /* cg's event is due: the period timer, the slack timer, the ticks; true when some
  * runqueue's throttling changed. h: the tick's hash, st_known: rq_known's part that
  * is the state's (sim_cpu_tick_due). */
@@ -528,14 +564,22 @@ static inline __attribute__((always_inline)) bool tick_event(struct sim *s, stru
 			best = cg->slack_at;
 		if (rot)
 			m = m >> rot | m << (64 - rot);
-		for (; m; m &= m - 1) {
+		/* the first two CPUs straight, the rest in a loop: nearly every
+		 * group with a quota has two runqueues, and the loop's exit after
+		 * a varying body missed at most events (0.27 M in the hour's first
+		 * virtual minute); here both tests go one way */
+		if (m) {
 			c = ((unsigned)__builtin_ctzll(m) + rot) & 63;
-			if (c >= cg->brq_n)
-				continue;
-			if (cg->brq[c].next <= s->now)
-				changed |= rq_tick(s, bw, cg, c);
-			if (cg->brq[c].next < best)
-				best = cg->brq[c].next;
+			changed |= tick_cpu(s, bw, cg, c, &best);
+			m &= m - 1;
+			if (m) {
+				c = ((unsigned)__builtin_ctzll(m) + rot) & 63;
+				changed |= tick_cpu(s, bw, cg, c, &best);
+				for (m &= m - 1; m; m &= m - 1) {
+					c = ((unsigned)__builtin_ctzll(m) + rot) & 63;
+					changed |= tick_cpu(s, bw, cg, c, &best);
+				}
+			}
 		}
 		cg->bw_next = best;
 		cg->bw_stale = false;
