@@ -578,7 +578,18 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	 * share lists the same tasks in the same order, and the common head and tail
 	 * of the two lists need no look at their tasks. */
 	p = same_ends(oldk, nk, r->k, r->n, &t);
-	if (p < nk) {
+	if (p < nk && p + t == r->n) {
+		/* none came between the common ends (two in three of the lists that
+		 * differ: a task throttled or gone): the old ones between are all
+		 * unlisted now, as the stamps below would say, so the generation,
+		 * the stamping loop and its test are skipped; the same rates set */
+		for (i = p; i < nk - t; i++) {
+			int k = oldk[i];
+
+			if (st->tk[k].q >= 0 && st->rq[st->tk[k].q].cpu == (int)c)
+				cpu_rate_set(st, k, 0);
+		}
+	} else if (p < nk) {
 		if (++st->share_gen == 0) {
 			for (i = 0; i < st->ntk; i++)
 				st->tk[i].rgen = 0;
@@ -602,7 +613,21 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	 * list pushed at its head. Zeroing every grant before the share cost a pass
 	 * over all of them, and a second store to each rq's line. */
 	p = same_ends(old, nold, rc->q, rc->n, &t);
-	if (p < nold) {
+	if (p < nold && p + t == rc->n) {
+		/* none came between the common ends (two in three of the lists that
+		 * differ: a group's rq throttled or emptied): none is given its
+		 * grant back, so each old one is zeroed and its change noted in one
+		 * pass, the latest first, the same marks as the passes below */
+		for (i = nold - t; i-- > p;) {
+			struct rq *o = &st->rq[old[i]];
+
+			o->a = 0;
+			if (o->a != o->a_prev) {
+				cpu_mark_alloc(st, o->slot);
+				o->a_prev = o->a;
+			}
+		}
+	} else if (p < nold) {
 		for (i = p; i < nold - t; i++)
 			st->rq[old[i]].a = 0;
 		for (i = p; i < rc->n - t; i++)
