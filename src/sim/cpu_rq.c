@@ -328,6 +328,23 @@ static inline __attribute__((always_inline)) void rq_sum(struct cpu_state *st, i
 		st->rq[q].chg = true;
 }
 
+/* An rq's u, min(1, d), for its entity's w·u. Opaque to the compiler: seeing
+ * w·min(1, d) it computes w·d or takes w as it is, by a branch on d < 1 that the
+ * users' d (on either side of 1 from one CPU to the next) made miss ~120 k times
+ * in the hour's first virtual minute; a value it cannot look into is one minsd,
+ * the same bits (d is never a NaN). */
+static inline double rq_u(double d)
+{
+	double u = d < 1 ? d : 1;
+
+#if defined(__SSE2__)
+	__asm__("" : "+x"(u));
+#elif defined(__GNUC__)
+	__asm__("" : "+r"(u));
+#endif
+	return u;
+}
+
 /* Lazy weights (the tick model). In the kernel a group entity's weight on a CPU,
  * calc_group_shares' S·L_c / (tg->load_avg - contrib_c + L_c), is computed on that
  * CPU's own events (enqueue, dequeue, throttle, its tick) from the total the group's
@@ -582,7 +599,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 			wm = w < MIN_SHARES ? MIN_SHARES : w;
 			if (wm != r->w || r->up) {
 				r->w = wm;
-				r->wu = wm * (r->d < 1 ? r->d : 1);
+				r->wu = wm * rq_u(r->d);
 				/* pmark_add, its CPU below 64 */
 				lastp = r->parent;
 				rqs[lastp].dirty = true;
@@ -614,7 +631,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 			e->w = w;
 			e->tot = total;
 			r = &st->rq[q];
-			if (rq_relink(st, g, q, (int)c, w, r->d < 1 ? r->d : 1, pk) < 0)
+			if (rq_relink(st, g, q, (int)c, w, rq_u(r->d), pk) < 0)
 				return -ENOMEM;
 			continue;
 		}
@@ -634,7 +651,7 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 		} else {
 			w = e->w;
 		}
-		if (rq_relink(st, g, q, (int)c, w, r->d < 1 ? r->d : 1, pk) < 0)
+		if (rq_relink(st, g, q, (int)c, w, rq_u(r->d), pk) < 0)
 			return -ENOMEM;
 		st->rq[q].up = false;
 	}
@@ -660,7 +677,7 @@ static int group_relink_clean(struct cpu_state *st, int idx, struct sim_cg *g,
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 		struct rq *r = &st->rq[q];
 
-		if (rq_relink(st, g, q, r->cpu, row[r->cpu].w, r->d < 1 ? r->d : 1, pk) < 0)
+		if (rq_relink(st, g, q, r->cpu, row[r->cpu].w, rq_u(r->d), pk) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -741,7 +758,7 @@ static int group_redo_lazy(struct sim *s, struct cpu_state *st, int idx, struct 
 			w = e->w; /* the weight it last computed */
 			tm |= (uint64_t)stale << (r->cpu & 63);
 		}
-		if (rq_relink(st, g, q, r->cpu, w, r->d < 1 ? r->d : 1, pk) < 0)
+		if (rq_relink(st, g, q, r->cpu, w, rq_u(r->d), pk) < 0)
 			return -ENOMEM;
 		st->rq[q].up = false;
 	}
@@ -861,7 +878,7 @@ static int group_redo(struct sim *s, struct cpu_state *st, int idx, struct pmark
 	for (q = st->g_first[idx]; q >= 0; q = st->rq[q].next_of_cg) {
 		struct rq *r = &st->rq[q];
 		double w = total > 0 ? (double)g->shares * r->load / total : g->shares;
-		double u = r->d < 1 ? r->d : 1;
+		double u = rq_u(r->d);
 
 		if (rq_relink(st, g, q, r->cpu, w, u, pk) < 0)
 			return -ENOMEM;
