@@ -1,10 +1,10 @@
 /* sim/cpu_impl.h — what the CPU model's files share: the model's state (struct
  * cpu_state, its runqueues and scratch), the small helpers every step uses to mark
  * what must be redone, and the steps' entry points. cpu.c (the recompute), cpu_rq.c
- * (runqueues and group weights), cpu_state.c (the state's sizing), cpu_balance.c
- * (placement and balancing), cpu_share.c (water-filling), cpu_account.c (time
- * accrual), cpu_bw.c (the CFS bandwidth timers) and cpu_tick.c (the tick model of
- * CFS bandwidth). The model is described at the top of cpu.c. */
+ * (runqueues and group weights), cpu_state.c (the state's sizing and reset),
+ * cpu_balance.c (placement and balancing), cpu_share.c (water-filling),
+ * cpu_account.c (time accrual), cpu_bw.c (the CFS bandwidth timers) and cpu_tick.c
+ * (the tick model of CFS bandwidth). The model is described at the top of cpu.c. */
 #ifndef UCG_SIM_CPU_IMPL_H
 #define UCG_SIM_CPU_IMPL_H
 
@@ -503,6 +503,15 @@ static inline bool sim_cpu_tick_thr(const struct sim_cg *cg, int cpu)
 }
 
 /* cpu_state.c */
+/* The hgen counter wrapped: every stamp kept is cleared, the counter restarts. */
+void sim_cpu_h_wrap(struct cpu_state *st);
+/* A new stamp, which no CPU's hgen holds (after a wrap, none is kept anywhere). */
+static inline uint32_t cpu_h_next(struct cpu_state *st)
+{
+	if (++st->hgen_ctr == 0)
+		sim_cpu_h_wrap(st);
+	return st->hgen_ctr;
+}
 /* Sizes the state for ntasks tasks, nslots group slots and ncpu CPUs; -ENOMEM. */
 int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, size_t ncpu);
 /* The lazy weights' table before a recompute: sized, cleared when hard (a reset
@@ -513,9 +522,10 @@ int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard);
  * an incremental one clears them when it drops the runqueue. */
 void sim_cpu_lz_sweep(struct cpu_state *st);
 
-/* cpu_rq.c */
 /* Drops every runqueue and placement: the next recompute builds all from scratch. */
 void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi);
+
+/* cpu_rq.c */
 /* Takes task k off its rq and its CPU. */
 void sim_cpu_task_dequeue(struct sim *s, struct cpu_state *st, int k);
 /* Queues task k where its group cg and its CPU say, if it is not there yet; -ENOMEM. */

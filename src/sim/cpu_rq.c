@@ -1,10 +1,11 @@
-/* sim/cpu_rq.c — the CPU model's per-CPU runqueues (the state's tables are sized in
- * cpu_state.c): a group's runqueue on each CPU made when it first has something
- * there, tasks queued and dequeued in index order, each runqueue's sums (load,
- * demand), and each group's weight on each CPU, w_G(c) = max(2, S · L_G(c) / Σ L_G),
- * with its link into its parent's runqueue there (the kernel's calc_group_shares at
- * steady load averages). Only what is marked dirty is summed again. The rules are
- * described at the top of cpu.c ("Per-CPU runqueues", "Incremental recompute").
+/* sim/cpu_rq.c — the CPU model's per-CPU runqueues (the state's tables are sized
+ * and reset in cpu_state.c): a group's runqueue on each CPU made when it first has
+ * something there, tasks queued and dequeued in index order, each runqueue's sums
+ * (load, demand), and each group's weight on each CPU, w_G(c) = max(2, S · L_G(c) /
+ * Σ L_G), with its link into its parent's runqueue there (the kernel's
+ * calc_group_shares at steady load averages). Only what is marked dirty is summed
+ * again. The rules are described at the top of cpu.c ("Per-CPU runqueues",
+ * "Incremental recompute").
  */
 #include "sim/cpu_impl.h"
 
@@ -14,32 +15,6 @@
 #include "base/alloc.h"
 
 #define MIN_SHARES 2.0
-
-/* The counter wrapped: nothing kept anywhere may look current. */
-static __attribute__((noinline)) void h_wrap(struct cpu_state *st)
-{
-	size_t i;
-
-	for (i = 0; i < st->nrq; i++)
-		st->rq[i].hgen = 0;
-	for (i = 0; i < st->ccpu; i++)
-		st->minh_gen[i] = 0;
-	st->hgen_ctr = 1;
-}
-
-/* A new stamp, which no CPU's hgen holds (after a wrap, none is kept anywhere). */
-static inline uint32_t h_next(struct cpu_state *st)
-{
-	if (++st->hgen_ctr == 0)
-		h_wrap(st);
-	return st->hgen_ctr;
-}
-
-/* What task_h_load reads changed on cpu: the h_loads kept there are stale. */
-static inline void h_stale(struct cpu_state *st, int cpu)
-{
-	st->hgen[cpu] = h_next(st);
-}
 
 /* Doubles the rq array, aligned to a cache line as struct rq is (no realloc
  * keeps an alignment); -ENOMEM. */
@@ -162,64 +137,6 @@ static __attribute__((noinline)) int rq_make(struct cpu_state *st, int idx, stru
 		st->slot[(size_t)idx * st->slot_ncpu + (size_t)cpu] = i;
 	cpu_mark_dirty(st, i);
 	return i;
-}
-
-/* Drops every runqueue and placement: the next recompute builds all from scratch. */
-void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
-{
-	size_t i;
-
-	/* the rates owed are summed from the grants about to go */
-	sim_cpu_rates_fresh(s);
-
-	if (st->slot)
-		for (i = 0; i < st->nrq; i++)
-			if ((unsigned)st->rq[i].cpu < st->slot_ncpu) /* `cpus` may have cut */
-				st->slot[(size_t)st->rq[i].slot * st->slot_ncpu +
-					 (size_t)st->rq[i].cpu] = -1;
-	for (i = 0; i < st->nrq; i++) /* of whichever hierarchy they were */
-		if (st->rq[i].cg)
-			st->rq[i].cg->rq_cpus = 0;
-	st->nrq = 0;
-	st->free_rq = -1;
-	st->ngone = 0;
-	for (i = 0; i < st->nslots; i++) {
-		st->g_first[i] = -1;
-		st->gr[i].dmask = 0;
-		st->g_flags[i] = 0;
-		st->g_shares[i] = 0;
-	}
-	if (st->gdirty)
-		memset(st->gdirty, 0, (st->cslots + 63) / 64 * sizeof(*st->gdirty));
-	st->gmax_dirty = -1;
-	st->nalloc = 0;
-	for (i = 0; i < st->ntk; i++)
-		st->tk[i].q = -1;
-	for (i = 0; i < st->ccpu; i++) {
-		size_t j;
-
-		for (j = 0; j < st->runs[i].n; j++)
-			cpu_rate_set(st, st->runs[i].k[j], 0);
-		st->runs[i].n = 0;
-		st->cpu_root[i] = -1;
-		st->root_load[i] = 0; /* (what the CPU's load is without a root) */
-		st->cpu_nrq[i] = 0;
-		st->cq[i].n = 0;
-		st->reach[i].n = 0;
-		st->reshare[i] = false;
-		h_stale(st, (int)i);
-	}
-	/* groups with no rq are on no CPU */
-	for (i = 0; hi && i < s->ncgs; i++)
-		if (s->cgs[i]->hier == hi)
-			s->cgs[i]->nr_active = 0;
-	st->ncpu = s->nr_cpus;
-	st->hi = hi;
-	st->gathered = false;
-	st->full_alloc = true;
-	st->q_ncgs = SIZE_MAX; /* every group's shares and throttling read again */
-	st->bw.nflip = 0;
-	st->valid = true;
 }
 
 /* The marks a group's redo leaves on its parent's rqs (~1 M a virtual minute on
@@ -957,7 +874,7 @@ int sim_cpu_groups_redo(struct sim *s, struct cpu_state *st)
 	 * 64 CPUs, every CPU to be shared again is stamped: a CPU stamped with
 	 * nothing changed merely drops what it kept, which task_h_load computes
 	 * again to the same bits. */
-	hg = h_next(st);
+	hg = cpu_h_next(st);
 	if (s->nr_cpus <= 64) {
 		uint64_t m;
 

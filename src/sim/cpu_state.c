@@ -2,7 +2,8 @@
  * CPUs there are (sim_cpu_state_reserve): its per-task, per-slot and per-CPU
  * arrays and the (slot, CPU) index of the runqueues (cpu_rq.c), grown as the
  * simulation grows, new entries empty; the lazy weights' table (cpu_rq.c), sized,
- * cleared and its refresh noted before each recompute.
+ * cleared and its refresh noted before each recompute; the state's reset, which
+ * drops every runqueue, and the h_load stamps' counter.
  */
 #include "sim/cpu_impl.h"
 
@@ -279,4 +280,74 @@ void sim_cpu_lz_sweep(struct cpu_state *st)
 			memset(&st->lz[i], 0, sizeof(st->lz[i]));
 			st->lz_ld[i] = 0;
 		}
+}
+
+/* The hgen counter wrapped: nothing kept anywhere may look current. */
+void sim_cpu_h_wrap(struct cpu_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nrq; i++)
+		st->rq[i].hgen = 0;
+	for (i = 0; i < st->ccpu; i++)
+		st->minh_gen[i] = 0;
+	st->hgen_ctr = 1;
+}
+
+/* Drops every runqueue and placement: the next recompute builds all from scratch. */
+void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *hi)
+{
+	size_t i;
+
+	/* the rates owed are summed from the grants about to go */
+	sim_cpu_rates_fresh(s);
+
+	if (st->slot)
+		for (i = 0; i < st->nrq; i++)
+			if ((unsigned)st->rq[i].cpu < st->slot_ncpu) /* `cpus` may have cut */
+				st->slot[(size_t)st->rq[i].slot * st->slot_ncpu +
+					 (size_t)st->rq[i].cpu] = -1;
+	for (i = 0; i < st->nrq; i++) /* of whichever hierarchy they were */
+		if (st->rq[i].cg)
+			st->rq[i].cg->rq_cpus = 0;
+	st->nrq = 0;
+	st->free_rq = -1;
+	st->ngone = 0;
+	for (i = 0; i < st->nslots; i++) {
+		st->g_first[i] = -1;
+		st->gr[i].dmask = 0;
+		st->g_flags[i] = 0;
+		st->g_shares[i] = 0;
+	}
+	if (st->gdirty)
+		memset(st->gdirty, 0, (st->cslots + 63) / 64 * sizeof(*st->gdirty));
+	st->gmax_dirty = -1;
+	st->nalloc = 0;
+	for (i = 0; i < st->ntk; i++)
+		st->tk[i].q = -1;
+	for (i = 0; i < st->ccpu; i++) {
+		size_t j;
+
+		for (j = 0; j < st->runs[i].n; j++)
+			cpu_rate_set(st, st->runs[i].k[j], 0);
+		st->runs[i].n = 0;
+		st->cpu_root[i] = -1;
+		st->root_load[i] = 0; /* (what the CPU's load is without a root) */
+		st->cpu_nrq[i] = 0;
+		st->cq[i].n = 0;
+		st->reach[i].n = 0;
+		st->reshare[i] = false;
+		st->hgen[i] = cpu_h_next(st); /* its h_loads stale */
+	}
+	/* groups with no rq are on no CPU */
+	for (i = 0; hi && i < s->ncgs; i++)
+		if (s->cgs[i]->hier == hi)
+			s->cgs[i]->nr_active = 0;
+	st->ncpu = s->nr_cpus;
+	st->hi = hi;
+	st->gathered = false;
+	st->full_alloc = true;
+	st->q_ncgs = SIZE_MAX; /* every group's shares and throttling read again */
+	st->bw.nflip = 0;
+	st->valid = true;
 }
