@@ -309,6 +309,8 @@ static void bench_hour(const char *model, const char *suffix)
 	       (unsigned long long)s->cpu_updates);
 	printf("sim.hour_64cpu_reshares%s %llu CPUs\n", suffix,
 	       (unsigned long long)s->cpu_reshares);
+	printf("sim.hour_64cpu_reshares_unchanged%s %llu CPUs\n", suffix,
+	       (unsigned long long)s->cpu_share_skips);
 	printf("sim.hour_64cpu_balancings%s %llu balancings\n", suffix,
 	       (unsigned long long)s->cpu_balances);
 out:

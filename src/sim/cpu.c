@@ -285,6 +285,7 @@ void sim_cpu_fini(struct sim *s)
 	ucg_free(st->cpu_nrq);
 	ucg_free(st->oldr);
 	ucg_free(st->reshare);
+	ucg_free(st->shallow);
 	ucg_free(st->order);
 	ucg_free(st->cpu_load);
 	ucg_free(st->root_load);

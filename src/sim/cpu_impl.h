@@ -289,6 +289,14 @@ struct cpu_state {
 	int *oldr;               /* share scratch: the array the share before filled */
 	size_t coldr;
 	bool *reshare;
+	/* Since its last share, nothing on the CPU changed but the weights of its
+	 * root's children: no rq below the root marked, none linked or unlinked,
+	 * no task queued, dequeued or changed (every mark of a non-root rq, every
+	 * direct mark and every link clears it; sim_cpu_share_cpu sets it). With
+	 * the root under its capacity, such a share gives every child its demand
+	 * whatever the weights, as the last did: nothing to do (cpu_share.c). */
+	bool *shallow;
+	int root_slot;    /* the slot of the rqs' root group (st->hi's root, else 0) */
 	int *order;       /* CPUs by descending root load, as the balancer last sorted */
 	unsigned order_n; /* ... for this many CPUs (0: not yet) */
 	bool order_ok;    /* ... and sorted by the loads as they are now */
@@ -392,6 +400,7 @@ static inline void cpu_mark_dirty_on(struct cpu_state *st, int q, int cpu)
 {
 	st->rq[q].dirty = true;
 	st->reshare[cpu] = true;
+	st->shallow[cpu] = false;
 	if ((unsigned)cpu < 64) {
 		st->gr[st->rq[q].slot].dmask |= 1ull << cpu;
 		st->hmask |= 1ull << cpu;

@@ -156,6 +156,8 @@ static inline void pmark_add(struct cpu_state *st, struct pmark *pk, int p, int 
 		st->reshare[cpu] = true;
 		pk->m |= 1ull << cpu;
 		pk->slot = st->rq[p].slot;
+		if (pk->slot != st->root_slot)
+			st->shallow[cpu] = false;
 	} else {
 		cpu_mark_dirty_on(st, p, cpu);
 	}
@@ -181,6 +183,7 @@ static inline __attribute__((always_inline)) void rq_unlink(struct cpu_state *st
 		;
 	*pp = st->rq[q].next_sib;
 	st->rq[q].parent = st->rq[q].next_sib = -1;
+	st->shallow[cpu] = false;
 	pmark_add(st, pk, p, cpu);
 }
 
@@ -196,6 +199,7 @@ static inline __attribute__((always_inline)) void rq_link(struct cpu_state *st, 
 	st->rq[q].next_sib = *pp;
 	*pp = q;
 	st->rq[q].parent = p;
+	st->shallow[cpu] = false;
 	pmark_add(st, pk, p, cpu);
 }
 
@@ -556,6 +560,8 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 				lastp = r->parent;
 				rqs[lastp].dirty = true;
 				rsh[c] = true;
+				if (rqs[lastp].slot != st->root_slot)
+					st->shallow[c] = false;
 				pm |= 1ull << c;
 			}
 		}

@@ -109,10 +109,10 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 				 (void **)&st->order,    (void **)&st->cpu_load,
 				 (void **)&st->hgen,     (void **)&st->minh_gen,
 				 (void **)&st->minh,     (void **)&st->root_load,
-				 (void **)&st->cpu_nrq };
-		size_t sz[] = { sizeof(int),    sizeof(bool),     sizeof(int),
-				sizeof(double), sizeof(uint32_t), sizeof(uint32_t),
-				sizeof(double), sizeof(double),   sizeof(unsigned) };
+				 (void **)&st->cpu_nrq,  (void **)&st->shallow };
+		size_t sz[] = { sizeof(int),      sizeof(bool),     sizeof(int),    sizeof(double),
+				sizeof(uint32_t), sizeof(uint32_t), sizeof(double), sizeof(double),
+				sizeof(unsigned), sizeof(bool) };
 
 		struct cpu_run *runs;
 		struct cpu_reach *reach;
@@ -133,6 +133,7 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 		for (i = st->ccpu; i < ncpu; i++) {
 			st->hgen[i] = st->minh_gen[i] = 0; /* 0: nothing kept (gens start at 1) */
 			st->cpu_nrq[i] = 0;
+			st->shallow[i] = false;
 		}
 		runs = ucg_realloc(st->runs, ncpu * sizeof(*runs));
 		if (!runs)
@@ -337,6 +338,7 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 		st->cq[i].n = 0;
 		st->reach[i].n = 0;
 		st->reshare[i] = false;
+		st->shallow[i] = false;
 		st->hgen[i] = cpu_h_next(st); /* its h_loads stale */
 	}
 	/* groups with no rq are on no CPU */
@@ -345,6 +347,7 @@ void sim_cpu_state_reset(struct sim *s, struct cpu_state *st, struct sim_hier *h
 			s->cgs[i]->nr_active = 0;
 	st->ncpu = s->nr_cpus;
 	st->hi = hi;
+	st->root_slot = hi ? hi->root->id + 1 : 0;
 	st->gathered = false;
 	st->full_alloc = true;
 	st->q_ncgs = SIZE_MAX; /* every group's shares and throttling read again */

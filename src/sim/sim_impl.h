@@ -472,6 +472,7 @@ struct sim {
 	uint64_t cpu_digest;
 	/* Benchmarks: recomputes run, and CPUs shared again in them */
 	uint64_t cpu_updates, cpu_reshares;
+	uint64_t cpu_share_skips; /* of the reshares, those found to change nothing */
 	uint64_t cpu_balances; /* the tick model's balancings (rounds of moves looked for) */
 
 	/* memory model */
