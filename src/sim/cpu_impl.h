@@ -380,6 +380,31 @@ struct cpu_state {
 	sim_time lb_next;
 };
 
+/* Whether d < (W > 0 ? cap·w/W : 0), cpu_share.c's water-fill's test of an entity against
+ * its fair share, bit for bit, mostly without the division, whose latency was on
+ * the water-fill's chain at every entity: p = cap·w is the same product, the
+ * quotient p/W is rounded within 2^-53 of itself and d·W within 2^-53, so where
+ * d·W and p are apart by more than 2^-40 of p (the factor's rounding included)
+ * they say what d < p/W says. Near the boundary, or with tiny values whose
+ * products would leave the normal range, the quotient decides. */
+static inline __attribute__((always_inline)) bool cpu_below_fair(double d, double cap, double w,
+								 double W)
+{
+	double p, dw;
+
+	if (!(W > 0))
+		return d < 0;
+	p = cap * w;
+	dw = d * W;
+	if (p > 0x1p-900 && dw > 0x1p-900) {
+		if (dw < p * (1 - 0x1p-40))
+			return true;
+		if (dw > p * (1 + 0x1p-40))
+			return false;
+	}
+	return d < p / W;
+}
+
 static inline void cpu_mark_group(struct cpu_state *st, int slot)
 {
 	st->gdirty[slot / 64] |= 1ull << (slot % 64);

@@ -45,11 +45,11 @@ static inline __attribute__((always_inline)) void waterfill(double cap, const st
 		 * same order */
 		W += k[0].w;
 		W += k[1].w;
-		if (k[0].d < (W > 0 ? cap * k[0].w / W : 0)) {
+		if (cpu_below_fair(k[0].d, cap, k[0].w, W)) {
 			v[k[0].i].a = k[0].d;
 			cap -= k[0].d;
 			W -= k[0].w;
-			if (k[1].d < (W > 0 ? cap * k[1].w / W : 0)) {
+			if (cpu_below_fair(k[1].d, cap, k[1].w, W)) {
 				v[k[1].i].a = k[1].d;
 				return;
 			}
@@ -65,9 +65,9 @@ static inline __attribute__((always_inline)) void waterfill(double cap, const st
 		W += k[i].w;
 	/* the entities whose demand is below their fair share get it, in order */
 	for (i = 0; i < n; i++) {
-		double fair = W > 0 ? cap * k[i].w / W : 0, a;
+		double a;
 
-		if (!(k[i].d < fair))
+		if (!cpu_below_fair(k[i].d, cap, k[i].w, W))
 			break;
 		a = k[i].d;
 		v[k[i].i].a = a;

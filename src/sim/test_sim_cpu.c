@@ -1,6 +1,9 @@
 /* sim/test_sim_cpu.c — the CPU model against hand-computed shares: 1024 vs 512 on one
  * CPU is 2/3 and 1/3; quota 50 ms per 100 ms caps a busy task at 0.5 CPU; nested
  * shares; CPU time charged hierarchically; cpuset placement; freezer. */
+#include <math.h>
+
+#include "sim/cpu_impl.h"
 #include "sim/test_sim.h"
 
 static double share(struct sim *s, const char *h, const char *path, double secs, unsigned cpus)
@@ -527,6 +530,54 @@ static void test_shortcut_same_as_full(void)
 	sim_free(s[1]);
 }
 
+/* cpu_below_fair answers d < (W > 0 ? cap·w/W : 0) bit for bit: random weights,
+ * capacities and demands, the demand put on the rounded quotient and a few ulps
+ * around it (where the products cannot tell), at its boundaries (W 0, cap 0 or
+ * below, tiny values) */
+static uint64_t bf_rng = 88172645463325252ull;
+
+static double bf_unit(void)
+{
+	bf_rng ^= bf_rng << 13;
+	bf_rng ^= bf_rng >> 7;
+	bf_rng ^= bf_rng << 17;
+	return (double)(bf_rng >> 11) * 0x1p-53;
+}
+
+static void test_below_fair_is_the_quotient(void)
+{
+	static const double edge[] = { 0, -0.0, 1e-310, 1e-300, 0x1p-900, 1e-12, 0.5, 1, 2, 1e300 };
+	size_t i, j, k, bad = 0, n = 0;
+
+	for (i = 0; i < 200000; i++) {
+		double cap = bf_unit() * (i % 7 ? 1 : 64), w = 2 + bf_unit() * 262142;
+		double W = w + bf_unit() * (i % 3 ? 1e4 : 1e6), q = W > 0 ? cap * w / W : 0;
+		double d[7] = { q,
+				nextafter(q, 0),
+				nextafter(q, 2),
+				bf_unit(),
+				q * (1 + 1e-13),
+				q * (1 - 1e-13),
+				q * (1 + 0x1p-40) };
+
+		for (j = 0; j < 7; j++, n++)
+			if (cpu_below_fair(d[j], cap, w, W) != (d[j] < q))
+				bad++;
+	}
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		for (j = 0; j < sizeof(edge) / sizeof(edge[0]); j++)
+			for (k = 0; k < sizeof(edge) / sizeof(edge[0]); k++) {
+				double d = edge[i], cap = edge[j] - 0.25 * (k & 1), W = edge[k];
+				double q = W > 0 ? cap * 3.0 / W : 0;
+
+				n++;
+				if (cpu_below_fair(d, cap, 3.0, W) != (d < q))
+					bad++;
+			}
+	T_EQ_INT(bad, 0);
+	T_CHECK(n > 1000000);
+}
+
 int main(void)
 {
 	T_RUN(test_equal_no_hierarchy);
@@ -546,5 +597,6 @@ int main(void)
 	T_RUN(test_parent_cpu_stat);
 	T_RUN(test_idle_periods_not_counted);
 	T_RUN(test_shortcut_same_as_full);
+	T_RUN(test_below_fair_is_the_quotient);
 	return t_done();
 }
