@@ -24,7 +24,7 @@
  *                               writeback) under the tick model, with the
  *                               virtual-to-wall ratio, CPU seconds and events;
  *                               `only sim.hour_64cpu_s.fluid` adds the fluid model;
- *                               run only when named (some 13 s of CPU here, 195 s
+ *                               run only when named (some 10.3 s of CPU here, 195 s
  *                               before the tick model's weights became lazy and
  *                               its balancer periodic: a group's weight on another
  *                               CPU follows a throttle at that CPU's next change or
@@ -357,7 +357,7 @@ int main(int argc, char **argv)
 		ucg_free(scenarios[i]);
 	ucg_free(scenarios);
 	if (!only) /* the hour runs for minutes: only when named */
-		printf("# sim.hour_64cpu_s: `bench_sim_events only sim.hour_64cpu_s` (some 13 s "
+		printf("# sim.hour_64cpu_s: `bench_sim_events only sim.hour_64cpu_s` (some 10.3 s "
 		       "of CPU here: target 10 s, not met)\n");
 	if (wanted("sim.events_per_s.cpu_quota"))
 		bench_cpu_quota();
