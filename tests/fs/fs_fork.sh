@@ -42,13 +42,20 @@ fi
 # dropped the reaped zombies, the engine holds exactly the tasks /proc shows, live
 # or zombie; a dead task kept in the table would hold the count above /proc's for
 # good. The host's churn may move either figure between the two reads: look again.
+# Each count includes the processes that take it (the stats command and its shell;
+# ls, wc and theirs), which the engine sees or not by the time of its sync: in the
+# polled mode its count came out one below /proc's at every look (over /dev/fuse and
+# io_uring alike: the check passed there only when an exit the reap check had not yet
+# dropped made up the difference). So the engine's count must come down to /proc's,
+# not meet it exactly; in the polled mode a single dead task kept would hide in that
+# difference, two would not.
 for try in $(seq 100); do
 	sleep 0.1
 	NT=$(stat_of tasks "$($UCG ctl stats)"); NP=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
-	[ "$NT" = "$NP" ] && break
+	[ "$NT" -le "$NP" ] && break
 done
 echo "# engine's tasks $NT, /proc's $NP (look $try)"
-check "daemon counted no leftover" "$NT" "$NP"
+check "daemon counted no leftover" "$([ "$NT" -le "$NP" ] && echo yes || echo "$NT > $NP")" "yes"
 
 # a reused pid is not its predecessor: every task alive on the host at two looks is
 # listed between them, and no task listed both before and after a look is missing
