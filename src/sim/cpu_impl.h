@@ -291,8 +291,9 @@ struct cpu_state {
 	bool *reshare;
 	/* Since its last share, nothing on the CPU changed but the weights of its
 	 * root's children: no rq below the root marked, none linked or unlinked,
-	 * no task queued, dequeued or changed (every mark of a non-root rq, every
-	 * direct mark and every link clears it; sim_cpu_share_cpu sets it). With
+	 * no task queued, dequeued or changed (a redo's marks of a non-root rq, at
+	 * pmark_flush, every direct mark and every link clear it;
+	 * sim_cpu_share_cpu sets it). With
 	 * the root under its capacity, such a share gives every child its demand
 	 * whatever the weights, as the last did: nothing to do (cpu_share.c). */
 	bool *shallow;

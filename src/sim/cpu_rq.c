@@ -156,8 +156,6 @@ static inline void pmark_add(struct cpu_state *st, struct pmark *pk, int p, int 
 		st->reshare[cpu] = true;
 		pk->m |= 1ull << cpu;
 		pk->slot = st->rq[p].slot;
-		if (pk->slot != st->root_slot)
-			st->shallow[cpu] = false;
 	} else {
 		cpu_mark_dirty_on(st, p, cpu);
 	}
@@ -165,10 +163,17 @@ static inline void pmark_add(struct cpu_state *st, struct pmark *pk, int p, int 
 
 static inline void pmark_flush(struct cpu_state *st, struct pmark *pk)
 {
+	uint64_t m;
+
 	if (pk->m) {
 		st->gr[pk->slot].dmask |= pk->m;
 		st->hmask |= pk->m;
 		cpu_mark_group(st, pk->slot);
+		/* marks below a CPU's root: not only its children's weights moved
+		 * there (st->shallow; the shares come after every redo) */
+		if (pk->slot != st->root_slot)
+			for (m = pk->m; m; m &= m - 1)
+				st->shallow[__builtin_ctzll(m)] = false;
 	}
 }
 
@@ -560,8 +565,6 @@ static int group_redo_dirty(struct sim *s, struct cpu_state *st, int idx, struct
 				lastp = r->parent;
 				rqs[lastp].dirty = true;
 				rsh[c] = true;
-				if (rqs[lastp].slot != st->root_slot)
-					st->shallow[c] = false;
 				pm |= 1ull << c;
 			}
 		}
