@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "fs/ctl.h"
 #include "fs/daemon.h"
+#include "fs/deadconn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -134,23 +135,104 @@ int ucg_fs_do_mount(const char *name, const char *dir, const char *opts, int qui
 	return code;
 }
 
+/* How long `ucg umount` waits for the daemon's answer before it has the kernel detach
+ * the mount: $UCG_UMOUNT_WAIT_MS, else 15 s (a busy daemon under a sanitizer answers
+ * within a second or two). */
+static int umount_wait_ms(void)
+{
+	const char *v = getenv("UCG_UMOUNT_WAIT_MS");
+	char *end;
+	long ms;
+
+	if (!v || !*v)
+		return 15000;
+	ms = strtol(v, &end, 10);
+	return *end || ms < 0 || ms > INT_MAX ? 15000 : (int)ms;
+}
+
+/* dir as an absolute canonical path, with no look at dir itself: its parent
+ * resolved and its last name added. A mount whose daemon is stopped or wedged never
+ * answers, and a call that asks it (realpath's lstat of the mount's root, statfs)
+ * waits in the kernel past every signal but SIGKILL. */
+static int path_beside(const char *dir, char *out, size_t size)
+{
+	char parent[PATH_MAX], rparent[PATH_MAX];
+	const char *base;
+	size_t len = strlen(dir);
+	int n;
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len >= sizeof(parent))
+		return -ENAMETOOLONG;
+	memcpy(parent, dir, len);
+	parent[len] = '\0';
+	base = strrchr(parent, '/');
+	if (!base) {
+		base = parent;
+		n = snprintf(rparent, sizeof(rparent), ".");
+	} else if (base == parent) {
+		base++;
+		n = snprintf(rparent, sizeof(rparent), "/");
+	} else {
+		parent[base - parent] = '\0';
+		base++;
+		n = snprintf(rparent, sizeof(rparent), "%s", parent);
+	}
+	if (n < 0 || (size_t)n >= sizeof(rparent))
+		return -ENAMETOOLONG;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		/* no last name to add ("/", "x/.."): the whole path resolved */
+		if (!realpath(dir, out))
+			return -errno;
+		return 0;
+	}
+	if (!realpath(rparent, parent))
+		return -errno;
+	n = snprintf(out, size, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "", base);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 int ucg_fs_do_umount(const char *dir, int quiet)
 {
 	char real[PATH_MAX];
 	struct ucg_buf out;
 	struct statfs sfs;
+	struct stat sb;
 	int r, code = 0;
 
-	if (statfs(dir, &sfs) < 0 && errno == ENOTCONN) {
-		ucg_fs_clear_stale(dir);
-		return 0;
+	r = path_beside(dir, real, sizeof(real));
+	if (r < 0)
+		return quiet ? 32 : fail("umount", dir, r, NULL, 32);
+	if (!ucgfs_conn_at(real)) {
+		/* no ucg mount there (mountinfo says, not the mount): the path's own
+		 * error, else EINVAL, as umount(8) answers for what is not mounted */
+		r = stat(dir, &sb) < 0 ? -errno : -EINVAL;
+		return quiet ? 32 : fail("umount", dir, r, NULL, 32);
 	}
-	if (!realpath(dir, real))
-		return quiet ? 32 : fail("umount", dir, -errno, NULL, 32);
 	ucg_buf_init(&out);
-	r = ucgfs_ctl_request(2, (const char *const[]){ "umount", real }, &out);
-	if (r == -ENOENT || r == -ECONNREFUSED)
-		r = -EINVAL;
+	r = ucgfs_ctl_request_within(2, (const char *const[]){ "umount", real }, &out,
+				     umount_wait_ms());
+	if (r == -ETIMEDOUT) {
+		/* The daemon took the request and does not answer (stopped, or
+		 * wedged): the kernel detaches the mount, as umount -l would, which
+		 * needs nothing from the daemon; one that comes back finds the
+		 * connection gone and forgets the mount, as after umount(8). */
+		r = umount2(real, MNT_DETACH) < 0 ? -errno : 0;
+		if (r == 0 && !quiet)
+			fprintf(stderr,
+				"ucg: umount: %s: the daemon did not answer in %d ms: detached\n",
+				dir, umount_wait_ms());
+	} else if (r == -ENOENT || r == -ECONNREFUSED) {
+		/* no daemon of ours serves it: a mount whose daemon died answers
+		 * ENOTCONN and is detached; any other is not ours */
+		if (statfs(real, &sfs) < 0 && errno == ENOTCONN) {
+			ucg_fs_clear_stale(real);
+			r = 0;
+		} else {
+			r = -EINVAL;
+		}
+	}
 	if (r < 0)
 		code = quiet ? 32 : fail("umount", dir, r, NULL, 32);
 	ucg_buf_fini(&out);

@@ -43,10 +43,15 @@ static int write_all(int fd, const char *p, size_t len)
 
 int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
 {
+	return ucgfs_ctl_request_within(argc, argv, out, -1);
+}
+
+int ucgfs_ctl_request_within(int argc, const char *const *argv, struct ucg_buf *out, int ms)
+{
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct ucg_buf req, rep;
 	char chunk[4096], *nl;
-	int fd, r, i, status;
+	int fd, r, i, status, waited = 0;
 
 	if (ucgfs_ctl_path(sa.sun_path, sizeof(sa.sun_path), "ctl.sock") < 0)
 		return -ENAMETOOLONG;
@@ -70,14 +75,23 @@ int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out)
 	shutdown(fd, SHUT_WR);
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int step = ms >= 0 && ms - waited < 1000 ? ms - waited : 1000, ready;
 		ssize_t n;
 
 		/* A daemon killed while one of its threads cannot exit still holds its
 		 * listening socket: the connection is accepted by the kernel and never
 		 * answered. Such a daemon is a dead one (fs/deadconn.h). */
-		if (poll(&pfd, 1, 1000) == 0) {
+		ready = poll(&pfd, 1, step);
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready == 0) {
 			if (ucgfs_peer_dying(fd)) {
 				r = -ECONNREFUSED;
+				goto out;
+			}
+			waited += step;
+			if (ms >= 0 && waited >= ms) {
+				r = -ETIMEDOUT;
 				goto out;
 			}
 			continue;

@@ -23,5 +23,8 @@ int ucgfs_ctl_path(char *buf, size_t size, const char *leaf);
  * a count, or -errno); the text is appended to out. -ECONNREFUSED/-ENOENT when no
  * daemon listens. */
 int ucgfs_ctl_request(int argc, const char *const *argv, struct ucg_buf *out);
+/* The same, waiting at most ms milliseconds for the reply (ms < 0: as long as the
+ * daemon lives): -ETIMEDOUT when a daemon took the request and has not answered. */
+int ucgfs_ctl_request_within(int argc, const char *const *argv, struct ucg_buf *out, int ms);
 
 #endif

@@ -118,6 +118,29 @@ check "mount after a death: says so" "$OUT" \
 check "the new daemon logs it" "$(grep -c 'did not stop cleanly' "$UCG_RUNTIME_DIR/daemon.log")" "1"
 check "the old mount is back" "$(stat -c %F $M 2>&1)" "directory"
 
+# ---- umount while the daemon is stopped (or wedged): umount asks nothing of the
+# mount (a call that did would wait in the kernel past every signal but SIGKILL, as
+# long as the daemon does not answer); when the daemon does not answer in
+# UCG_UMOUNT_WAIT_MS, the kernel detaches the mount, and the daemon, let go on,
+# forgets it, as after umount(8), and mounts there again
+W=$(mnt w none,name=lifew$$) || bad "mount w"
+DAEMON_PID=$("$UCG" ctl ping)
+kill -STOP $DAEMON_PID
+T0=$(date +%s%N)
+UCG_UMOUNT_WAIT_MS=1000 timeout -s KILL 60 "$UCG" umount $W 2> "$SCRATCH/werr"; st=$?
+T1=$(date +%s%N)
+kill -CONT $DAEMON_PID
+on_top() { awk -v d="$1" '$5 == d' /proc/self/mountinfo | wc -l; }
+check "umount, daemon stopped: status" "$st" "0"
+check "umount, daemon stopped: detached" "$(on_top $W)" "0"
+check "umount, daemon stopped: says so" "$(cat "$SCRATCH/werr")" \
+	"ucg: umount: $W: the daemon did not answer in 1000 ms: detached"
+check "umount, daemon stopped: within the wait" "$([ $(((T1 - T0) / 1000000)) -lt 10000 ] && echo yes)" "yes"
+for i in $(seq 50); do "$UCG" mount | grep -q " $W " || break; sleep 0.1; done
+check "the daemon, let go on, forgot it" "$("$UCG" mount | grep -c " $W ")" "0"
+check "and mounts there again" "$("$UCG" mount -o none,name=lifew$$ cgroup $W && stat -c %F $W)" "directory"
+check "and unmounts it" "$("$UCG" umount $W && on_top $W)" "0"
+
 # ---- ucg proc: pids that name no process, as /proc answers them
 spawn true; wait $LAST
 for p in 0 -1 abc 12x 99999999999 $LAST; do
