@@ -205,10 +205,14 @@ int ucg_fs_do_umount(const char *dir, int quiet)
 	if (r < 0)
 		return quiet ? 32 : fail("umount", dir, r, NULL, 32);
 	if (!ucgfs_conn_at(real)) {
-		/* no ucg mount there (mountinfo says, not the mount): the path's own
-		 * error, else EINVAL, as umount(8) answers for what is not mounted */
-		r = stat(dir, &sb) < 0 ? -errno : -EINVAL;
-		return quiet ? 32 : fail("umount", dir, r, NULL, 32);
+		/* No ucg mount there (mountinfo says, not the mount), unless DIR
+		 * names it through a symlink, which umount(8) resolves too; else the
+		 * path's own error, or EINVAL, as umount(8) answers for what is not
+		 * mounted */
+		if (!realpath(dir, real) || !ucgfs_conn_at(real)) {
+			r = stat(dir, &sb) < 0 ? -errno : -EINVAL;
+			return quiet ? 32 : fail("umount", dir, r, NULL, 32);
+		}
 	}
 	ucg_buf_init(&out);
 	r = ucgfs_ctl_request_within(2, (const char *const[]){ "umount", real }, &out,

@@ -140,6 +140,10 @@ for i in $(seq 50); do "$UCG" mount | grep -q " $W " || break; sleep 0.1; done
 check "the daemon, let go on, forgot it" "$("$UCG" mount | grep -c " $W ")" "0"
 check "and mounts there again" "$("$UCG" mount -o none,name=lifew$$ cgroup $W && stat -c %F $W)" "directory"
 check "and unmounts it" "$("$UCG" umount $W && on_top $W)" "0"
+# a symlink to the mount point names the mount, as umount(8) resolves it
+ln -s $W $SCRATCH/wlink
+"$UCG" mount -o none,name=lifew$$ cgroup $W || bad "mount w again"
+check "umount through a symlink" "$("$UCG" umount $SCRATCH/wlink && on_top $W)" "0"
 
 # ---- ucg proc: pids that name no process, as /proc answers them
 spawn true; wait $LAST
