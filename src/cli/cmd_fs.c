@@ -156,7 +156,7 @@ static int umount_wait_ms(void)
  * waits in the kernel past every signal but SIGKILL. */
 static int path_beside(const char *dir, char *out, size_t size)
 {
-	char parent[PATH_MAX], rparent[PATH_MAX];
+	char parent[PATH_MAX], rparent[PATH_MAX], resolved[PATH_MAX];
 	const char *base;
 	size_t len = strlen(dir);
 	int n;
@@ -187,9 +187,10 @@ static int path_beside(const char *dir, char *out, size_t size)
 			return -errno;
 		return 0;
 	}
-	if (!realpath(rparent, parent))
+	/* (into a buffer of its own: base points into parent) */
+	if (!realpath(rparent, resolved))
 		return -errno;
-	n = snprintf(out, size, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "", base);
+	n = snprintf(out, size, "%s%s%s", resolved, strcmp(resolved, "/") ? "/" : "", base);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 

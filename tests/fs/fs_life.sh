@@ -127,14 +127,16 @@ W=$(mnt w none,name=lifew$$) || bad "mount w"
 DAEMON_PID=$("$UCG" ctl ping)
 kill -STOP $DAEMON_PID
 T0=$(date +%s%N)
-UCG_UMOUNT_WAIT_MS=1000 timeout -s KILL 60 "$UCG" umount $W 2> "$SCRATCH/werr"; st=$?
+# (by a relative path: resolved by its parent, as an absolute one)
+(cd $SCRATCH && UCG_UMOUNT_WAIT_MS=1000 exec timeout -s KILL 60 "$UCG" umount w) 2> "$SCRATCH/werr"
+st=$?
 T1=$(date +%s%N)
 kill -CONT $DAEMON_PID
 on_top() { awk -v d="$1" '$5 == d' /proc/self/mountinfo | wc -l; }
 check "umount, daemon stopped: status" "$st" "0"
 check "umount, daemon stopped: detached" "$(on_top $W)" "0"
 check "umount, daemon stopped: says so" "$(cat "$SCRATCH/werr")" \
-	"ucg: umount: $W: the daemon did not answer in 1000 ms: detached"
+	"ucg: umount: w: the daemon did not answer in 1000 ms: detached"
 check "umount, daemon stopped: within the wait" "$([ $(((T1 - T0) / 1000000)) -lt 10000 ] && echo yes)" "yes"
 for i in $(seq 50); do "$UCG" mount | grep -q " $W " || break; sleep 0.1; done
 check "the daemon, let go on, forgot it" "$("$UCG" mount | grep -c " $W ")" "0"
@@ -144,6 +146,12 @@ check "and unmounts it" "$("$UCG" umount $W && on_top $W)" "0"
 ln -s $W $SCRATCH/wlink
 "$UCG" mount -o none,name=lifew$$ cgroup $W || bad "mount w again"
 check "umount through a symlink" "$("$UCG" umount $SCRATCH/wlink && on_top $W)" "0"
+# a relative path, and one through a symlinked parent: resolved by the parent
+"$UCG" mount -o none,name=lifew$$ cgroup $W || bad "mount w again"
+check "umount by a relative path" "$(cd $SCRATCH && "$UCG" umount w && on_top $W)" "0"
+"$UCG" mount -o none,name=lifew$$ cgroup $W || bad "mount w again"
+ln -s $SCRATCH $SCRATCH/plink
+check "umount through a symlinked parent" "$("$UCG" umount $SCRATCH/plink/w/ && on_top $W)" "0"
 
 # ---- ucg proc: pids that name no process, as /proc answers them
 spawn true; wait $LAST
