@@ -73,14 +73,16 @@ static int absolute_runtime_dir(void)
 	return r;
 }
 
-/* The daemon's pid from a ping, or -errno (-ECONNREFUSED/-ENOENT: none answers). */
+/* The daemon's pid from a ping, or -errno (-ECONNREFUSED/-ENOENT: none answers;
+ * -ETIMEDOUT: one took the ping and gave no answer in ucg_fs_ctl_wait_ms). */
 static int daemon_pid(void)
 {
 	struct ucg_buf out;
 	int r;
 
 	ucg_buf_init(&out);
-	r = ucgfs_ctl_request(1, (const char *const[]){ "ping" }, &out);
+	r = ucgfs_ctl_request_within(1, (const char *const[]){ "ping" }, &out,
+				     ucg_fs_ctl_wait_ms());
 	ucg_buf_fini(&out);
 	return r == 0 ? -EPROTO : r;
 }
@@ -160,6 +162,14 @@ int ucg_fs_ensure_daemon(const char *cmd)
 	r = daemon_pid();
 	if (r > 0)
 		return 0;
+	if (r == -ETIMEDOUT) {
+		/* alive, and silent (stopped, or wedged): a second daemon would
+		 * not replace it */
+		ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
+		fprintf(stderr, "ucg: %s: the daemon on %s does not answer: %s\n", cmd, sock,
+			strerror(-r));
+		return r;
+	}
 	r = absolute_runtime_dir();
 	if (r < 0) {
 		fprintf(stderr, "ucg: %s: runtime directory: %s\n", cmd, strerror(-r));

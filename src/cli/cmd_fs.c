@@ -135,12 +135,9 @@ int ucg_fs_do_mount(const char *name, const char *dir, const char *opts, int qui
 	return code;
 }
 
-/* How long `ucg umount` waits for the daemon's answer before it has the kernel detach
- * the mount: $UCG_UMOUNT_WAIT_MS, else 15 s (a busy daemon under a sanitizer answers
- * within a second or two). */
-static int umount_wait_ms(void)
+int ucg_fs_ctl_wait_ms(void)
 {
-	const char *v = getenv("UCG_UMOUNT_WAIT_MS");
+	const char *v = getenv("UCG_CTL_WAIT_MS");
 	char *end;
 	long ms;
 
@@ -217,7 +214,7 @@ int ucg_fs_do_umount(const char *dir, int quiet)
 	}
 	ucg_buf_init(&out);
 	r = ucgfs_ctl_request_within(2, (const char *const[]){ "umount", real }, &out,
-				     umount_wait_ms());
+				     ucg_fs_ctl_wait_ms());
 	if (r == -ETIMEDOUT) {
 		/* The daemon took the request and does not answer (stopped, or
 		 * wedged): the kernel detaches the mount, as umount -l would, which
@@ -227,7 +224,7 @@ int ucg_fs_do_umount(const char *dir, int quiet)
 		if (r == 0 && !quiet)
 			fprintf(stderr,
 				"ucg: umount: %s: the daemon did not answer in %d ms: detached\n",
-				dir, umount_wait_ms());
+				dir, ucg_fs_ctl_wait_ms());
 	} else if (r == -ENOENT || r == -ECONNREFUSED) {
 		/* no daemon of ours serves it: a mount whose daemon died answers
 		 * ENOTCONN and is detached; any other is not ours */

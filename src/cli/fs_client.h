@@ -8,6 +8,11 @@
 /* Drops mount(8)'s generic options (rw, relatime, ...) from in; *remount says whether
  * "remount" was among them. -E2BIG if out is too small. */
 int ucg_fs_split_opts(const char *in, char *out, size_t size, int *remount);
+/* How long a request that should be quick (a ping, an umount) waits for the daemon's
+ * answer before ucg says it does not answer: $UCG_CTL_WAIT_MS, else 15 s (a busy
+ * daemon under a sanitizer answers within a second or two). A daemon stopped
+ * (SIGSTOP) or wedged takes the request and never answers. */
+int ucg_fs_ctl_wait_ms(void);
 /* Detaches stale mounts (ENOTCONN) of a dead daemon at dir. */
 void ucg_fs_clear_stale(const char *dir);
 /* Starts a detached daemon unless one answers (cli/cmd_daemon.c); says on stderr, as

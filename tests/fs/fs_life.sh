@@ -121,18 +121,29 @@ check "the old mount is back" "$(stat -c %F $M 2>&1)" "directory"
 # ---- umount while the daemon is stopped (or wedged): umount asks nothing of the
 # mount (a call that did would wait in the kernel past every signal but SIGKILL, as
 # long as the daemon does not answer); when the daemon does not answer in
-# UCG_UMOUNT_WAIT_MS, the kernel detaches the mount, and the daemon, let go on,
+# UCG_CTL_WAIT_MS, the kernel detaches the mount, and the daemon, let go on,
 # forgets it, as after umount(8), and mounts there again
+on_top() { awk -v d="$1" '$5 == d' /proc/self/mountinfo | wc -l; }
 W=$(mnt w none,name=lifew$$) || bad "mount w"
 DAEMON_PID=$("$UCG" ctl ping)
 kill -STOP $DAEMON_PID
+# a ping and a mount say it does not answer, and start no second daemon
+PING=$(UCG_CTL_WAIT_MS=500 timeout -s KILL 60 "$UCG" ctl ping 2>&1); st=$?
+check "ping, daemon stopped" "$st $PING" \
+	"1 ucg: ctl: ping: $UCG_RUNTIME_DIR/ctl.sock: Connection timed out"
+mkdir -p $SCRATCH/w2
+OUT=$(UCG_CTL_WAIT_MS=500 timeout -s KILL 60 "$UCG" mount -o none,name=lifew2$$ cgroup $SCRATCH/w2 2>&1)
+st=$?
+check "mount, daemon stopped" "$st $OUT" \
+	"32 ucg: mount: the daemon on $UCG_RUNTIME_DIR/ctl.sock does not answer: Connection timed out
+ucg: mount: $SCRATCH/w2: Connection timed out"
+check "mount, daemon stopped: no second daemon" "$(on_top $SCRATCH/w2)" "0"
 T0=$(date +%s%N)
 # (by a relative path: resolved by its parent, as an absolute one)
-(cd $SCRATCH && UCG_UMOUNT_WAIT_MS=1000 exec timeout -s KILL 60 "$UCG" umount w) 2> "$SCRATCH/werr"
+(cd $SCRATCH && UCG_CTL_WAIT_MS=1000 exec timeout -s KILL 60 "$UCG" umount w) 2> "$SCRATCH/werr"
 st=$?
 T1=$(date +%s%N)
 kill -CONT $DAEMON_PID
-on_top() { awk -v d="$1" '$5 == d' /proc/self/mountinfo | wc -l; }
 check "umount, daemon stopped: status" "$st" "0"
 check "umount, daemon stopped: detached" "$(on_top $W)" "0"
 check "umount, daemon stopped: says so" "$(cat "$SCRATCH/werr")" \
