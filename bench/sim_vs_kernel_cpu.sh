@@ -220,6 +220,8 @@ cat $CPU/$NAME/p/cpu.stat > $TMP/s0; cat $CPU/$NAME/p/c/cpu.stat.local > $TMP/l0
 sleep "$SECS"
 cat $CPU/$NAME/p/cpu.stat > $TMP/s1; cat $CPU/$NAME/p/c/cpu.stat.local > $TMP/l1
 stop
+# (removed: the tick section makes its own p, with children of other names)
+rmcg p/c p
 np=$(( $(field $TMP/s1 nr_periods) - $(field $TMP/s0 nr_periods) ))
 kt=$(( $(field $TMP/s1 throttled_time) - $(field $TMP/s0 throttled_time) ))
 kl=$(( $(field $TMP/l1 throttled_time) - $(field $TMP/l0 throttled_time) ))
