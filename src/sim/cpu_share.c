@@ -535,11 +535,6 @@ static inline __attribute__((always_inline)) size_t same_ends(const int *a, size
 	return h;
 }
 
-/* Shares CPU c again: its tasks lose their rates and its groups their grants, then
- * the root's capacity of 1 is water-filled down its tree. Only the groups whose
- * grant here changed sum their alloc again (the sum of the same grants in the same
- * order is the same): most groups of a busy host get their demand, whatever the
- * weights above them do. */
 /* Whether CPU c's share would change nothing: since its last, only its root's
  * children's weights changed (st->shallow), and its root, with no task of its own,
  * wants under its capacity of 1 by a margin. Then the water-fill gives each child
@@ -594,6 +589,11 @@ void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
 	share_cpu_real(s, st, c);
 }
 
+/* Shares CPU c again: its tasks lose their rates and its groups their grants, then
+ * the root's capacity of 1 is water-filled down its tree. Only the groups whose
+ * grant here changed sum their alloc again (the sum of the same grants in the same
+ * order is the same): most groups of a busy host get their demand, whatever the
+ * weights above them do. */
 static void share_cpu_real(struct sim *s, struct cpu_state *st, unsigned c)
 #else
 void sim_cpu_share_cpu(struct sim *s, struct cpu_state *st, unsigned c)
