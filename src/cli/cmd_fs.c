@@ -153,8 +153,8 @@ int ucg_fs_ctl_wait_ms(void)
  * waits in the kernel past every signal but SIGKILL. */
 static int path_beside(const char *dir, char *out, size_t size)
 {
-	char parent[PATH_MAX], rparent[PATH_MAX], resolved[PATH_MAX];
-	const char *base;
+	char parent[PATH_MAX], resolved[PATH_MAX], *base;
+	const char *pdir;
 	size_t len = strlen(dir);
 	int n;
 
@@ -167,17 +167,11 @@ static int path_beside(const char *dir, char *out, size_t size)
 	base = strrchr(parent, '/');
 	if (!base) {
 		base = parent;
-		n = snprintf(rparent, sizeof(rparent), ".");
-	} else if (base == parent) {
-		base++;
-		n = snprintf(rparent, sizeof(rparent), "/");
+		pdir = ".";
 	} else {
-		parent[base - parent] = '\0';
-		base++;
-		n = snprintf(rparent, sizeof(rparent), "%s", parent);
+		pdir = base == parent ? "/" : parent;
+		*base++ = '\0';
 	}
-	if (n < 0 || (size_t)n >= sizeof(rparent))
-		return -ENAMETOOLONG;
 	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
 		/* no last name to add ("/", "x/.."): the whole path resolved */
 		if (!realpath(dir, out))
@@ -185,7 +179,7 @@ static int path_beside(const char *dir, char *out, size_t size)
 		return 0;
 	}
 	/* (into a buffer of its own: base points into parent) */
-	if (!realpath(rparent, resolved))
+	if (!realpath(pdir, resolved))
 		return -errno;
 	n = snprintf(out, size, "%s%s%s", resolved, strcmp(resolved, "/") ? "/" : "", base);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
@@ -197,7 +191,7 @@ int ucg_fs_do_umount(const char *dir, int quiet)
 	struct ucg_buf out;
 	struct statfs sfs;
 	struct stat sb;
-	int r, code = 0;
+	int r, code = 0, wait_ms = ucg_fs_ctl_wait_ms();
 
 	r = path_beside(dir, real, sizeof(real));
 	if (r < 0)
@@ -213,8 +207,7 @@ int ucg_fs_do_umount(const char *dir, int quiet)
 		}
 	}
 	ucg_buf_init(&out);
-	r = ucgfs_ctl_request_within(2, (const char *const[]){ "umount", real }, &out,
-				     ucg_fs_ctl_wait_ms());
+	r = ucgfs_ctl_request_within(2, (const char *const[]){ "umount", real }, &out, wait_ms);
 	if (r == -ETIMEDOUT) {
 		/* The daemon took the request and does not answer (stopped, or
 		 * wedged): the kernel detaches the mount, as umount -l would, which
@@ -224,7 +217,7 @@ int ucg_fs_do_umount(const char *dir, int quiet)
 		if (r == 0 && !quiet)
 			fprintf(stderr,
 				"ucg: umount: %s: the daemon did not answer in %d ms: detached\n",
-				dir, ucg_fs_ctl_wait_ms());
+				dir, wait_ms);
 	} else if (r == -ENOENT || r == -ECONNREFUSED) {
 		/* no daemon of ours serves it: a mount whose daemon died answers
 		 * ENOTCONN and is detached; any other is not ours */
