@@ -195,16 +195,24 @@ int ucg_fs_ensure_daemon(const char *cmd)
 int ucg_fs_request_print(const char *cmd, int argc, const char *const *argv, const char *obj)
 {
 	struct ucg_buf out;
+	/* A query (stats, mounts, proc, cgroups) is answered at once by a live
+	 * daemon: one that takes it and says nothing in UCG_CTL_WAIT_MS is stopped
+	 * or wedged, and the caller hears so rather than wait with it. A compaction
+	 * writes the whole state, which may take longer: it is waited for. */
+	int ms = strcmp(argv[0], "compact") ? ucg_fs_ctl_wait_ms() : -1;
 	int r;
 
 	ucg_buf_init(&out);
-	r = ucgfs_ctl_request(argc, argv, &out);
+	r = ucgfs_ctl_request_within(argc, argv, &out, ms);
 	if (r < 0) {
-		if (r == -ENOENT || r == -ECONNREFUSED) {
-			char sock[PATH_MAX];
+		char sock[PATH_MAX];
 
-			ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
+		ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
+		if (r == -ENOENT || r == -ECONNREFUSED) {
 			fprintf(stderr, "ucg: %s: no daemon: %s: %s\n", cmd, sock, strerror(-r));
+		} else if (r == -ETIMEDOUT) {
+			fprintf(stderr, "ucg: %s: the daemon on %s does not answer: %s\n", cmd,
+				sock, strerror(-r));
 		} else {
 			fprintf(stderr, "ucg: %s: %s: %s\n", cmd, obj, strerror(-r));
 		}

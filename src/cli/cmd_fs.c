@@ -255,11 +255,22 @@ int cmd_mount(int argc, char **argv)
 		struct ucg_buf out;
 		int r;
 
+		/* the list, as mount(8) prints /proc/mounts: nothing without a
+		 * daemon; a daemon that does not answer is an error, not a wait */
 		ucg_buf_init(&out);
-		r = ucgfs_ctl_request(1, (const char *const[]){ "mounts" }, &out);
+		r = ucgfs_ctl_request_within(1, (const char *const[]){ "mounts" }, &out,
+					     ucg_fs_ctl_wait_ms());
 		if (r >= 0 && out.len)
 			fputs(out.data, stdout);
 		ucg_buf_fini(&out);
+		if (r == -ETIMEDOUT) {
+			char sock[PATH_MAX];
+
+			ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
+			fprintf(stderr, "ucg: mount: the daemon on %s does not answer: %s\n", sock,
+				strerror(-r));
+			return 32;
+		}
 		return 0;
 	}
 	if (argc - i != 2) {

@@ -19,7 +19,9 @@ void ucg_fs_clear_stale(const char *dir);
  * "ucg: CMD: ...", that a dead one was replaced, or why none could start. 0 or -errno. */
 int ucg_fs_ensure_daemon(const char *cmd);
 /* Sends a control request and prints its text; on failure says so as "ucg: CMD:
- * OBJ: <strerror>" ("no daemon: SOCKET: ..." when none listens). Exit status 0 or 1. */
+ * OBJ: <strerror>" ("no daemon: SOCKET: ..." when none listens, "the daemon on
+ * SOCKET does not answer: ..." when it took a query and said nothing in
+ * ucg_fs_ctl_wait_ms; a compaction is waited for). Exit status 0 or 1. */
 int ucg_fs_request_print(const char *cmd, int argc, const char *const *argv, const char *obj);
 /* Stops the daemon and waits until it has exited and its mounts are gone; reset: the
  * saved state is forgotten too (also with no daemon running). quiet_if_none: no

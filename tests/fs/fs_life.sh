@@ -138,6 +138,18 @@ check "mount, daemon stopped" "$st $OUT" \
 	"32 ucg: mount: the daemon on $UCG_RUNTIME_DIR/ctl.sock does not answer: Connection timed out
 ucg: mount: $SCRATCH/w2: Connection timed out"
 check "mount, daemon stopped: no second daemon" "$(on_top $SCRATCH/w2)" "0"
+# the queries say so too, in the wait, and print nothing else
+for q in "ctl stats" "ctl mounts" "cgroups" "proc $$" "mount"; do
+	T0=$(date +%s%N)
+	OUT=$(UCG_CTL_WAIT_MS=500 timeout -s KILL 60 "$UCG" $q 2>&1); st=$?
+	T1=$(date +%s%N)
+	code=1; [ "$q" = mount ] && code=32
+	what=${q/$$/PID}
+	check "$what, daemon stopped" "$st $OUT" \
+		"$code ucg: ${q%% *}: the daemon on $UCG_RUNTIME_DIR/ctl.sock does not answer: Connection timed out"
+	check "$what, daemon stopped: within the wait" \
+		"$([ $(((T1 - T0) / 1000000)) -lt 10000 ] && echo yes)" "yes"
+done
 T0=$(date +%s%N)
 # (by a relative path: resolved by its parent, as an absolute one)
 (cd $SCRATCH && UCG_CTL_WAIT_MS=1000 exec timeout -s KILL 60 "$UCG" umount w) 2> "$SCRATCH/werr"
