@@ -27,6 +27,11 @@
 #            and the tick model's a/b must lie within the kernel's spread of a/b.
 #            Kernel figures need an idle machine: under load, other runnable tasks
 #            delay the loops past their tick and the period timer.
+#   lag      G has loops on CPU 0 and CPU 1, H one on CPU 1; G's loop on CPU 0 is
+#            stopped and started again every 602 ms: H's share of CPU 1 in the 300
+#            ms after each and in the 302 ms after those, and the lag of G's weight
+#            on CPU 1 behind its load on CPU 0 as the step of the same CPU time.
+#            Printed, not held (SIM_VS_KERNEL_LAG_REPS cycles, default 8).
 # Usage: sim_vs_kernel_cpu.sh [UCG_BINARY] [SECONDS] [SECTION...]  (default: all)
 set -u
 UCG=${1:-build/src/cli/ucg}
@@ -362,6 +367,102 @@ for c in $CONFIGS; do
 		printf "  kernel over %d runs %.3f..%.3f %s\n", runs, lo, hi, ok ? "ok" : "OUTSIDE";
 		exit ok ? 0 : 1 }' || fail=1
 done
+fi
+
+# --- lag: how soon a group's weight on one CPU follows its load on another. Not held
+# to a tolerance: the tick model's lazy weights follow at the next refresh (every 8
+# ticks), the fluid model's at once, the kernel's at the pace of PELT (docs/design.md,
+# "Lazy weights beside the kernel").
+if want lag; then
+REPS=${SIM_VS_KERNEL_LAG_REPS:-8}
+HOLD=602 # ms: a stop and a run each; 2 x 602 ms moves the phase of the sim's 32 ms
+T=300    # refresh by 20 ms a cycle, so 8 cycles meet 8 phases
+# The scratch parent's weight at its least: the script's own reads then run at once
+# (at 262144 they waited up to 250 ms for the loops); H's share of CPU 1 is taken
+# from the two loops' own times there, which other load on the machine leaves as is.
+echo 2 > $CPU/$NAME/cpu.shares
+mk G; mk H
+loop G 0; ga=$p
+loop G 1; gb=$p
+loop H 1; h=$p
+ran() { read -r v _ < /proc/$1/schedstat; echo $v; }
+sleep 1
+: > $TMP/lag.kernel
+r=0
+while [ $r -lt $REPS ]; do
+	for ph in stop cont; do
+		a0=$(ran $h); b0=$(ran $gb)
+		[ $ph = stop ] && kill -STOP $ga || kill -CONT $ga
+		sleep 0.$T
+		a1=$(ran $h); b1=$(ran $gb)
+		sleep 0.$((HOLD - T))
+		a2=$(ran $h); b2=$(ran $gb)
+		echo "$ph $((a1 - a0)) $((a1 - a0 + b1 - b0)) $((a2 - a1)) $((a2 - a1 + b2 - b1))" \
+			>> $TMP/lag.kernel
+	done
+	r=$((r + 1))
+done
+kill -CONT $ga
+stop
+rmcg G H
+echo 262144 > $CPU/$NAME/cpu.shares
+# lag_sim MODEL: the same cycles simulated, "stop du dt du dt" lines as the kernel's
+lag_sim() {
+	{
+		echo "set cpu_model $1"
+		cat <<EOS
+cpus 2
+mount -o cpu,cpuacct cpu
+mkdir cpu/G
+mkdir cpu/H
+spawn ga
+spawn gb
+spawn h
+echo \$ga > cpu/G/cgroup.procs
+echo \$gb > cpu/G/cgroup.procs
+echo \$h > cpu/H/cgroup.procs
+taskset ga 0
+taskset gb 1
+taskset h 1
+busy ga
+busy gb
+busy h
+EOS
+		i=0; at=1000
+		while [ $i -lt $((REPS * 2)) ]; do
+			[ $((i % 2)) = 0 ] && what="idle ga" || what="busy ga"
+			echo "at ${at}ms cat cpu/H/cpuacct.usage"
+			echo "at ${at}ms $what"
+			echo "at $((at + T))ms cat cpu/H/cpuacct.usage"
+			at=$((at + HOLD))
+			i=$((i + 1))
+		done
+		echo "at ${at}ms cat cpu/H/cpuacct.usage"
+		echo "run $((at + 1))ms"
+	} > $TMP/lag.ucg
+	"$UCG" sim $TMP/lag.ucg | awk -v T=$T -v H=$HOLD '/^[0-9]+$/ { v[n++] = $1 }
+		END { for (i = 0; i + 2 < n; i += 2)
+			printf "%s %d %d %d %d\n", (i / 2) % 2 ? "cont" : "stop", v[i + 1] - v[i],
+				T * 1e6, v[i + 2] - v[i + 1], (H - T) * 1e6 }'
+}
+lag_sim fluid > $TMP/lag.fluid
+lag_sim tick > $TMP/lag.tick
+# H's share of CPU 1 in the first 300 ms after the stop (ga's load leaves CPU 0: G's
+# weight on CPU 1 rises, 1/2 of CPU 1 is H's once it has) and in the 302 ms after;
+# the same after the start (2/3 is H's once G's weight there halves). The lag: the
+# step that gives the same CPU time, (first - then) / (jump) x 300 ms.
+lag_line() {
+	awk -v n="$1" '{ d[$1] += $2; t[$1] += $3; D[$1] += $4; S[$1] += $5 }
+	END {
+		s1 = d["stop"] / t["stop"]; s2 = D["stop"] / S["stop"];
+		c1 = d["cont"] / t["cont"]; c2 = D["cont"] / S["cont"]; j = c2 - s2;
+		printf "lag %-6s H: after stop %.3f then %.3f, after start %.3f then %.3f;", n, s1, s2, c1, c2;
+		printf " lag stop %.0f ms, start %.0f ms\n", (j > 0 ? (s1 - s2) / j * 300 : 0),
+			(j > 0 ? (c2 - c1) / j * 300 : 0) }' "$2"
+}
+lag_line kernel $TMP/lag.kernel
+lag_line fluid $TMP/lag.fluid
+lag_line tick $TMP/lag.tick
 fi
 
 exit $fail

@@ -154,9 +154,11 @@
  * "Lazy weights"): a runqueue whose load changed publishes it and takes its new
  * weight from its group's published total at once; the group's runqueues on other
  * CPUs keep their weights until their own load changes or the refresh, the first
- * recompute at or after the boundary of 8 ticks (32 ms at HZ 250) after one was kept
- * stale. The refresh is the eager model's answer, so a weight lags it by at most 8
- * ticks (the kernel's PELT averages move halfway to a new steady value in 32 ms).
+ * recompute at or after the boundary of `set weight_refresh` ticks (16, 64 ms at HZ
+ * 250, by default) after one was kept stale. The refresh is the eager model's
+ * answer, so a weight lags it by at most that period; the kernel's lags ~20 ms
+ * behind a load that comes and ~115 ms behind one that goes (docs/design.md, "Lazy
+ * weights beside the kernel").
  * The incremental and full recomputes keep the published loads and weights by (slot,
  * CPU) outside the runqueues, so they still agree bit for bit.
  *
@@ -195,6 +197,7 @@ void sim_cpu_init(struct sim *s)
 	s->hz = 250;
 	s->tick_ns = SIM_SEC / s->hz;
 	s->cfs_slice = 5 * SIM_MSEC;
+	s->lz_ticks = 16;
 }
 
 /* The index in s->hier[] of the hierarchy carrying ss, -1: looked up once per

@@ -230,7 +230,7 @@ static int balance_move(struct sim *s, struct cpu_state *st)
  * the CPU is idle; while it is busy, that times busy_factor (16), less one tick. A
  * 64-CPU domain whose CPUs all run something is balanced about once a second, not
  * every 32 ms. The model has one flat domain and one balancer for every CPU: when
- * each CPU had load at this balancing, the next is at the multiple of LZ_TICKS
+ * each CPU had load at this balancing, the next is at the multiple of LB_TICKS
  * nearest the kernel's busy interval, or the next boundary when that is nearer (at
  * 2 and 3 CPUs, 7 and 11 ticks: as before); with a CPU idle, at the next boundary.
  * (An idle CPU of the kernel balances every sd_weight ms, and pulls at once when it
@@ -245,9 +245,9 @@ static void lb_next_busy(struct sim *s, struct cpu_state *st)
 			return;
 	/* msecs_to_jiffies(sd_weight * busy_factor) - 1 */
 	ticks = ((int64_t)s->nr_cpus * 16 * hz + 999) / 1000 - 1;
-	k = (ticks + LZ_TICKS / 2) / LZ_TICKS;
+	k = (ticks + LB_TICKS / 2) / LB_TICKS;
 	if (k > 1)
-		st->lb_next += (k - 1) * sim_cpu_lz_period(s);
+		st->lb_next += (k - 1) * sim_cpu_lb_period(s);
 }
 
 /* The tick model's balancing instants, after a recompute's first redo (the root
@@ -256,7 +256,7 @@ static void lb_next_busy(struct sim *s, struct cpu_state *st)
  * that went idle brings a later one back to the next boundary. */
 static void lb_gate(struct sim *s, struct cpu_state *st)
 {
-	sim_time per = sim_cpu_lz_period(s), nb;
+	sim_time per = sim_cpu_lb_period(s), nb;
 	unsigned c;
 
 	if (st->lb_now) {

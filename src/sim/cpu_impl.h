@@ -38,9 +38,8 @@ struct cpu_bw {
 };
 
 #define NICE0 1024.0
-/* The tick model's lazy weights' refresh and the balancer's boundaries, in ticks
- * (32 ms at HZ 250): cpu_rq.c, cpu_balance.c */
-#define LZ_TICKS 8
+/* The tick model's balancer's boundaries, in ticks (32 ms at HZ 250): cpu_balance.c */
+#define LB_TICKS 8
 
 /* The scheduler tick's length: the scenario's HZ, 250 (this machine's) by default */
 static inline sim_time sim_cpu_tick_ns(const struct sim *s)
@@ -48,10 +47,16 @@ static inline sim_time sim_cpu_tick_ns(const struct sim *s)
 	return s->tick_ns;
 }
 
-/* The length of LZ_TICKS ticks, between two boundaries of the refresh and balancer */
+/* The length of LB_TICKS ticks, between two boundaries of the balancer */
+static inline sim_time sim_cpu_lb_period(const struct sim *s)
+{
+	return LB_TICKS * sim_cpu_tick_ns(s);
+}
+
+/* The period of the lazy weights' refresh: `set weight_refresh` ticks (cpu_rq.c) */
 static inline sim_time sim_cpu_lz_period(const struct sim *s)
 {
-	return LZ_TICKS * sim_cpu_tick_ns(s);
+	return (sim_time)s->lz_ticks * sim_cpu_tick_ns(s);
 }
 
 /* A group's runqueue on one CPU (the root's too): what its entities there want and

@@ -316,18 +316,23 @@ static inline double rq_u(double d)
  * that); the group's other runqueues keep the weight they last computed. The groups
  * that kept a weight while their total moved are listed (st->lz_gst), and their
  * weights computed with another total are computed again at the refresh, the first
- * recompute at or after the boundary of LZ_TICKS ticks following the recompute that
- * left the first of them stale (the CPU timer fires then, so a quiet machine gets
- * there too); after it every weight is the eager model's. The entries live by
- * (slot, CPU) in st->lz, not in the runqueues: a full recompute rebuilds the
- * runqueues but keeps them, so it computes what the incremental one does. */
+ * recompute at or after the boundary of `set weight_refresh` ticks (16, 64 ms at HZ
+ * 250, by default) following the recompute that left the first of them stale (the
+ * CPU timer fires then, so a quiet machine gets there too); after it every weight is
+ * the eager model's. The kernel's remote weights lag a load that arrives by ~20 ms
+ * and one that leaves by ~115 ms (its blocked load decays over PELT's 32 ms
+ * half-life): 16 ticks, a 32 ms mean lag either way, lies between the two, where 8
+ * ticks (16 ms) lay below both (bench/sim_vs_kernel_cpu.sh "lag", docs/design.md).
+ * The entries live by (slot, CPU) in st->lz, not in the runqueues: a full recompute
+ * rebuilds the runqueues but keeps them, so it computes what the incremental one
+ * does. */
 static inline struct lz_ent *lz_at(struct cpu_state *st, int idx, int cpu)
 {
 	return &st->lz[(size_t)idx * st->lz_ncpu + (size_t)cpu];
 }
 
 /* A weight was kept while its group's total moved: the refresh is due at the
- * LZ_TICKS boundary after now. */
+ * next boundary of its period after now. */
 static void lz_stale(struct sim *s, struct cpu_state *st, int idx)
 {
 	sim_time per;

@@ -188,7 +188,7 @@ int sim_cpu_state_reserve(struct cpu_state *st, size_t ntasks, size_t nslots, si
 int sim_cpu_lz_prepare(struct sim *s, struct cpu_state *st, bool hard)
 {
 	size_t i, need;
-	sim_time per = sim_cpu_lz_period(s);
+	sim_time per = sim_cpu_lb_period(s);
 	bool was = st->lz_on;
 
 	st->lz_on = s->cpu_tick && st->slot && st->slot_ncpu == s->nr_cpus;

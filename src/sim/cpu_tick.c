@@ -76,7 +76,7 @@
  * recompute, ~160 recomputes per virtual second). Under this model the weights are
  * lazy (cpu_rq.c, "Lazy weights"): only the throttled runqueue's CPU takes the
  * parent's new weight at once, the others at their own next change or at the
- * refresh every 8 ticks.
+ * refresh every `set weight_refresh` ticks (16 by default).
  */
 #include "sim/cpu_impl.h"
 

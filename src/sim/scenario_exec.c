@@ -283,6 +283,9 @@ static int ex_set(struct sim *s, struct sim_cmd *c)
 		s->sample_every = t;
 	else if (!strcmp(c->argv[1], "swap") && sim_parse_size(c->argv[2], &v) == 0)
 		s->swap_pages = v / SIM_PAGE;
+	else if (!strcmp(c->argv[1], "weight_refresh") && sim_parse_uint(c->argv[2], 1000, &v) == 0)
+		/* from the next weight kept stale on (a refresh due stays due) */
+		s->lz_ticks = (unsigned)v;
 	else if (!strcmp(c->argv[1], "cpu_model") || !strcmp(c->argv[1], "hz") ||
 		 !strcmp(c->argv[1], "cfs_slice")) {
 		sim_cpu_settle(s);

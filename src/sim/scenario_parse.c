@@ -13,7 +13,8 @@
  *   the machine
  *     cpus N                     memory SIZE     set KEY VALUE   (dirty_ratio,
  *     dirty_background_ratio, dirty_expire, writeback_interval, sample, swap;
- *     cpu_model fluid|tick, hz N, cfs_slice TIME: CFS bandwidth, cpu_tick.c)
+ *     cpu_model fluid|tick, hz N, cfs_slice TIME: CFS bandwidth, cpu_tick.c;
+ *     weight_refresh N: the tick model's lazy group weights, every N ticks, cpu_rq.c)
  *     device NAME MAJ:MIN [bps=SIZE] [iops=N]
  *     md NAME legs=DEV[,DEV...] [helper=TASK] [cpu=TIME] [major=MAJ:MIN]
  *     file NAME dev=DEV          iface NAME rate=RATE
@@ -347,6 +348,15 @@ static int ck_set(int argc, char **argv, char *why, size_t n)
 
 		if (sim_parse_uint(argv[1], 10000, &v) < 0 || v < 10) {
 			snprintf(why, n, "bad HZ '%s' (10..10000)", argv[1]);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(argv[0], "weight_refresh")) {
+		uint64_t v;
+
+		if (sim_parse_uint(argv[1], 1000, &v) < 0 || v < 1) {
+			snprintf(why, n, "bad refresh '%s' (1..1000 ticks)", argv[1]);
 			return -EINVAL;
 		}
 		return 0;

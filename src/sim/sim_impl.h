@@ -458,6 +458,9 @@ struct sim {
 	 * some 50 M times in the hour's run, and a division each was ~3% of it */
 	sim_time tick_ns;
 	sim_time cfs_slice;
+	/* `set weight_refresh N`: the tick model's lazy weights are refreshed every N
+	 * ticks (cpu_rq.c, "Lazy weights"), 16 by default */
+	unsigned lz_ticks;
 	void *cpu_state; /* struct cpu_state (cpu_impl.h), kept across updates */
 	/* Tests: cpu_full makes every recompute a full one, from scratch: every
 	 * runnable task gathered afresh, every runqueue rebuilt, every CPU shared again

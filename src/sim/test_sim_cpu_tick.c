@@ -183,8 +183,9 @@ static void test_settings(void)
  * CPU 1), and c (z pinned to CPU 1) at the root. p weighs 512 on each CPU, so on CPU
  * 1 y gets 1/3 and z 2/3. a is throttled at the 4 ms tick: p's load on CPU 0 goes,
  * and the eager weight on CPU 1 would be 1024 at once (y 1/2 from 4 ms); the lazy
- * one is computed again only at the refresh, the 8-tick boundary at 32 ms, which the
- * CPU timer reaches with nothing else happening. */
+ * one is computed again only at the refresh, the 16-tick boundary at 64 ms (`set
+ * weight_refresh 8`: 32 ms), which the CPU timer reaches with nothing else
+ * happening. */
 #define LAZY                                                                                       \
 	"set cpu_model tick\ncpus 2\nmount -o cpu,cpuacct cpu\nmkdir cpu/p\nmkdir cpu/p/a\n"       \
 	"mkdir cpu/p/b\nmkdir cpu/c\necho 100000 > cpu/p/a/cpu.cfs_period_us\n"                    \
@@ -193,29 +194,54 @@ static void test_settings(void)
 	"echo $z > cpu/c/cgroup.procs\ntaskset x 0\ntaskset y 1\ntaskset z 1\n"                    \
 	"busy x\nbusy y\nbusy z\n"
 
+/* y's and z's ns after `run` ms of LAZY with the refresh every refresh ticks, the
+ * weights refreshed at ms_at */
+static void lazy_case(const char *refresh, int run, double ms_at)
+{
+	char text[1024];
+	struct sim_err err;
+	int r;
+	struct sim *s;
+
+	snprintf(text, sizeof(text), "%s%s%s" LAZY "run %dms\n",
+		 refresh ? "set weight_refresh " : "", refresh ? refresh : "", refresh ? "\n" : "",
+		 run);
+	s = ts_run(text, 0, SIM_CHARGING_KERNEL, &r, &err);
+	T_EQ_INT(r, 0);
+	sim_cpu_settle(s);
+	T_EQ_INT(task_ns(s, "x"), 4 * MS);
+	T_EQ_INT(ts_cg(s, "cpu", "/p/a")->nthr, 1);
+	/* 1/3 and 2/3 until the refresh, 1/2 each after it */
+	T_NEAR((double)task_ns(s, "y"), ms_at * MS / 3 + (run - ms_at) * MS / 2, 2);
+	T_NEAR((double)task_ns(s, "z"), ms_at * MS * 2 / 3 + (run - ms_at) * MS / 2, 2);
+	sim_free(s);
+}
+
 static void test_lazy_weights(void)
 {
+	static const char *const bad[] = { "0", "1001", "x", "-1", "8ms" };
 	struct sim_err err;
+	size_t i;
 	int r;
 	struct sim *s;
 
 	if (!ts_has_file("cpu", "/cpu.cfs_quota_us"))
 		T_SKIP("cpu.cfs_quota_us not served yet");
-	s = ts_run(LAZY "run 32ms\n", 0, SIM_CHARGING_KERNEL, &r, &err);
-	T_EQ_INT(r, 0);
-	sim_cpu_settle(s);
-	T_EQ_INT(task_ns(s, "x"), 4 * MS);
-	T_EQ_INT(ts_cg(s, "cpu", "/p/a")->nthr, 1);
-	T_NEAR((double)task_ns(s, "y"), 32.0 * MS / 3, 2);
-	T_NEAR((double)task_ns(s, "z"), 64.0 * MS / 3, 2);
-	sim_free(s);
-	/* from 32 ms p weighs 1024 on CPU 1: y and z 1/2 each */
-	s = ts_run(LAZY "run 64ms\n", 0, SIM_CHARGING_KERNEL, &r, &err);
-	T_EQ_INT(r, 0);
-	sim_cpu_settle(s);
-	T_NEAR((double)task_ns(s, "y"), 32.0 * MS / 3 + 16 * MS, 2);
-	T_NEAR((double)task_ns(s, "z"), 64.0 * MS / 3 + 16 * MS, 2);
-	sim_free(s);
+	lazy_case(NULL, 64, 64);
+	lazy_case(NULL, 96, 64);
+	lazy_case("16", 96, 64);
+	lazy_case("8", 32, 32);
+	lazy_case("8", 64, 32);
+	lazy_case("1", 64, 8); /* the boundary after the 4 ms throttle */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[64];
+
+		snprintf(text, sizeof(text), "set weight_refresh %s\n", bad[i]);
+		s = ts_run(text, 0, SIM_CHARGING_KERNEL, &r, &err);
+		T_EQ_INT(r, -EINVAL);
+		T_CHECK(strstr(err.msg, "1..1000 ticks") != NULL);
+		sim_free(s);
+	}
 }
 
 /* bench/sim_vs_kernel_cpu.sh's "tick.1000ms.free": p holds 0.4 CPU a period of 1 s
