@@ -31,7 +31,9 @@
 #            stopped and started again every 602 ms: H's share of CPU 1 in the 300
 #            ms after each and in the 302 ms after those, and the lag of G's weight
 #            on CPU 1 behind its load on CPU 0 as the step of the same CPU time.
-#            Printed, not held (SIM_VS_KERNEL_LAG_REPS cycles, default 8).
+#            Printed, not held (SIM_VS_KERNEL_LAG_REPS cycles, default 8;
+#            SIM_VS_KERNEL_LAG_BUSY=1 adds a loop of a third group K on CPU 0, which
+#            keeps CPU 0 busy while G's loop there is stopped).
 # Usage: sim_vs_kernel_cpu.sh [UCG_BINARY] [SECONDS] [SECTION...]  (default: all)
 set -u
 UCG=${1:-build/src/cli/ucg}
@@ -385,6 +387,8 @@ mk G; mk H
 loop G 0; ga=$p
 loop G 1; gb=$p
 loop H 1; h=$p
+BUSY=${SIM_VS_KERNEL_LAG_BUSY:-0}
+[ "$BUSY" = 1 ] && mk K && loop K 0
 ran() { read -r v _ < /proc/$1/schedstat; echo $v; }
 sleep 1
 : > $TMP/lag.kernel
@@ -405,6 +409,7 @@ done
 kill -CONT $ga
 stop
 rmcg G H
+[ "$BUSY" = 1 ] && rmcg K
 echo 262144 > $CPU/$NAME/cpu.shares
 # lag_sim MODEL: the same cycles simulated, "stop du dt du dt" lines as the kernel's
 lag_sim() {
@@ -428,6 +433,7 @@ busy ga
 busy gb
 busy h
 EOS
+		[ "$BUSY" = 1 ] && printf 'mkdir cpu/K\nspawn k\necho $k > cpu/K/cgroup.procs\ntaskset k 0\nbusy k\n'
 		i=0; at=1000
 		while [ $i -lt $((REPS * 2)) ]; do
 			[ $((i % 2)) = 0 ] && what="idle ga" || what="busy ga"

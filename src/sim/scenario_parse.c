@@ -288,6 +288,20 @@ static int ck_uint(const char *w, uint64_t max, const char *what, char *why, siz
 	return 0;
 }
 
+/* A decimal integer from lo to hi: "bad WHAT 'w' (lo..hiUNIT)" else */
+static int ck_range(const char *w, uint64_t lo, uint64_t hi, const char *what, const char *unit,
+		    char *why, size_t n)
+{
+	uint64_t v;
+
+	if (sim_parse_uint(w, hi, &v) < 0 || v < lo) {
+		snprintf(why, n, "bad %s '%s' (%llu..%llu%s)", what, w, (unsigned long long)lo,
+			 (unsigned long long)hi, unit);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int ck_size(const char *w, const char *what, char *why, size_t n)
 {
 	uint64_t v;
@@ -343,24 +357,10 @@ static int ck_set(int argc, char **argv, char *why, size_t n)
 		}
 		return 0;
 	}
-	if (!strcmp(argv[0], "hz")) {
-		uint64_t v;
-
-		if (sim_parse_uint(argv[1], 10000, &v) < 0 || v < 10) {
-			snprintf(why, n, "bad HZ '%s' (10..10000)", argv[1]);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (!strcmp(argv[0], "weight_refresh")) {
-		uint64_t v;
-
-		if (sim_parse_uint(argv[1], 1000, &v) < 0 || v < 1) {
-			snprintf(why, n, "bad refresh '%s' (1..1000 ticks)", argv[1]);
-			return -EINVAL;
-		}
-		return 0;
-	}
+	if (!strcmp(argv[0], "hz"))
+		return ck_range(argv[1], 10, 10000, "HZ", "", why, n);
+	if (!strcmp(argv[0], "weight_refresh"))
+		return ck_range(argv[1], 1, 1000, "refresh", " ticks", why, n);
 	if (!strcmp(argv[0], "cfs_slice")) {
 		/* sched_cfs_bandwidth_slice_us: 1 us or more */
 		if (sim_parse_time(argv[1], &t) < 0 || t < SIM_USEC || t > SIM_SEC) {
