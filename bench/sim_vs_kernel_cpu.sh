@@ -377,8 +377,8 @@ fi
 # "Lazy weights beside the kernel").
 if want lag; then
 REPS=${SIM_VS_KERNEL_LAG_REPS:-8}
-HOLD=602 # ms: a stop and a run each; 2 x 602 ms moves the phase of the sim's 32 ms
-T=300    # refresh by 20 ms a cycle, so 8 cycles meet 8 phases
+HOLD=602 # ms: a stop and a run each; a cycle of 1204 ms moves the phase of the sim's
+T=300    # refresh (64 ms, or 32 at `set weight_refresh 8`): 8 cycles meet 8 phases
 # The scratch parent's weight at its least: the script's own reads then run at once
 # (at 262144 they waited up to 250 ms for the loops); H's share of CPU 1 is taken
 # from the two loops' own times there, which other load on the machine leaves as is.
