@@ -159,6 +159,13 @@ fs_done() {
 	else
 		ok "daemon log clean"
 	fi
+	# A failure in CI is seen only through the lines tests/run picks out (FAIL,
+	# SKIP): the daemon's last words go with it, as FAIL lines that count nothing
+	if [ "$FAIL" != 0 ]; then
+		for i in "$UCG_RUNTIME_DIR/daemon.log" "$SCRATCH/daemon.log"; do
+			[ -s "$i" ] && tail -n 8 "$i" | sed "s|^|FAIL   (${i#$SCRATCH/}) |"
+		done
+	fi
 	echo "RESULT passed=$PASS failed=$FAIL skipped=$SKIP"
 	[ "$FAIL" = 0 ]
 }
