@@ -322,7 +322,7 @@ static inline double rq_u(double d)
  * the eager model's. The kernel's remote weights lag a load that arrives by ~20 ms
  * and one that leaves by ~115 ms (its blocked load decays over PELT's 32 ms
  * half-life): 16 ticks, a 32 ms mean lag either way, lies between the two, nearer
- * over both than 8 ticks (16 ms) (bench/sim_vs_kernel_cpu.sh "lag", docs/design.md).
+ * over both than 8 ticks (16 ms) (docs/kernel/controllers.md §2.3; docs/design.md).
  * The entries live by (slot, CPU) in st->lz, not in the runqueues: a full recompute
  * rebuilds the runqueues but keeps them, so it computes what the incremental one
  * does. */
