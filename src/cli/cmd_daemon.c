@@ -153,6 +153,15 @@ static int start_detached(const char *pidfile, char *why, size_t size)
 	return r;
 }
 
+void ucg_fs_say_silent(const char *cmd)
+{
+	char sock[PATH_MAX];
+
+	ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
+	fprintf(stderr, "ucg: %s: the daemon on %s does not answer: %s\n", cmd, sock,
+		strerror(ETIMEDOUT));
+}
+
 int ucg_fs_ensure_daemon(const char *cmd)
 {
 	char sock[PATH_MAX], why[600];
@@ -165,9 +174,7 @@ int ucg_fs_ensure_daemon(const char *cmd)
 	if (r == -ETIMEDOUT) {
 		/* alive, and silent (stopped, or wedged): a second daemon would
 		 * not replace it */
-		ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
-		fprintf(stderr, "ucg: %s: the daemon on %s does not answer: %s\n", cmd, sock,
-			strerror(-r));
+		ucg_fs_say_silent(cmd);
 		return r;
 	}
 	r = absolute_runtime_dir();
@@ -205,14 +212,13 @@ int ucg_fs_request_print(const char *cmd, int argc, const char *const *argv, con
 	ucg_buf_init(&out);
 	r = ucgfs_ctl_request_within(argc, argv, &out, ms);
 	if (r < 0) {
-		char sock[PATH_MAX];
-
-		ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
 		if (r == -ENOENT || r == -ECONNREFUSED) {
+			char sock[PATH_MAX];
+
+			ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
 			fprintf(stderr, "ucg: %s: no daemon: %s: %s\n", cmd, sock, strerror(-r));
 		} else if (r == -ETIMEDOUT) {
-			fprintf(stderr, "ucg: %s: the daemon on %s does not answer: %s\n", cmd,
-				sock, strerror(-r));
+			ucg_fs_say_silent(cmd);
 		} else {
 			fprintf(stderr, "ucg: %s: %s: %s\n", cmd, obj, strerror(-r));
 		}

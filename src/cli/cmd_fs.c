@@ -264,11 +264,7 @@ int cmd_mount(int argc, char **argv)
 			fputs(out.data, stdout);
 		ucg_buf_fini(&out);
 		if (r == -ETIMEDOUT) {
-			char sock[PATH_MAX];
-
-			ucgfs_ctl_path(sock, sizeof(sock), "ctl.sock");
-			fprintf(stderr, "ucg: mount: the daemon on %s does not answer: %s\n", sock,
-				strerror(-r));
+			ucg_fs_say_silent("mount");
 			return 32;
 		}
 		return 0;

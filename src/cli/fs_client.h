@@ -15,6 +15,9 @@ int ucg_fs_split_opts(const char *in, char *out, size_t size, int *remount);
 int ucg_fs_ctl_wait_ms(void);
 /* Detaches stale mounts (ENOTCONN) of a dead daemon at dir. */
 void ucg_fs_clear_stale(const char *dir);
+/* Says on stderr "ucg: CMD: the daemon on SOCKET does not answer: <ETIMEDOUT's
+ * text>": a daemon took a request and said nothing in ucg_fs_ctl_wait_ms. */
+void ucg_fs_say_silent(const char *cmd);
 /* Starts a detached daemon unless one answers (cli/cmd_daemon.c); says on stderr, as
  * "ucg: CMD: ...", that a dead one was replaced, or why none could start. 0 or -errno. */
 int ucg_fs_ensure_daemon(const char *cmd);
